@@ -1,0 +1,55 @@
+"""Deduplication of replay items (SPEC §6): the dedupe identity and the keep/drop decisions."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from .envelope import ReasoningReplayItem
+
+
+@dataclass(frozen=True, slots=True)
+class DedupeIdentity:
+    """SPEC D1: (provider, id, lowercase hex SHA-256 of the UTF-8 ciphertext)."""
+
+    provider: str
+    id: str
+    ciphertext_sha256: str
+
+
+def ciphertext_sha256(encrypted_content: str) -> str:
+    return hashlib.sha256(encrypted_content.encode("utf-8")).hexdigest()
+
+
+def reasoning_replay_dedupe_key(item: ReasoningReplayItem, provider: str) -> DedupeIdentity:
+    """The dedupe identity of ``item`` produced by ``provider`` (SPEC D1)."""
+    return DedupeIdentity(provider, item.id, ciphertext_sha256(item.encrypted_content))
+
+
+class DedupeDecision(StrEnum):
+    """What happens to one replay item (SPEC D2–D5)."""
+
+    KEEP = "keep"
+    DROP_DUPLICATE = "drop_duplicate"  # SPEC D2
+    KEEP_CONFLICT = "keep_conflict"  # SPEC D3
+
+
+def decide(identities: Iterable[DedupeIdentity]) -> list[DedupeDecision]:
+    """One decision per identity, in order (SPEC D2–D6); depends on nothing but the sequence."""
+    kept: set[DedupeIdentity] = set()
+    kept_ids: set[tuple[str, str]] = set()
+    decisions = []
+    for identity in identities:
+        provider_id = (identity.provider, identity.id)
+        if identity in kept:
+            decisions.append(DedupeDecision.DROP_DUPLICATE)
+            continue
+        # SPEC D3: a new ciphertext under a known id is new state: keep it, but say so.
+        decisions.append(
+            DedupeDecision.KEEP_CONFLICT if provider_id in kept_ids else DedupeDecision.KEEP
+        )
+        kept.add(identity)
+        kept_ids.add(provider_id)
+    return decisions

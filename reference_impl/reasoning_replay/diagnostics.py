@@ -1,0 +1,69 @@
+"""The closed registry of diagnostic codes (SPEC §10) and the diagnostic value that carries one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Code(StrEnum):
+    """A diagnostic code of the registry in SPEC §10; the value is the code as written there."""
+
+    LIMIT_EXCEEDED = "limit_exceeded"
+    JSON_INVALID_UNICODE = "json_invalid_unicode"
+    JSON_MALFORMED = "json_malformed"
+    JSON_DUPLICATE_MEMBER = "json_duplicate_member"
+    JSON_NOT_OBJECT = "json_not_object"
+    LEGACY_MINIMAL_RECORD = "legacy_minimal_record"
+    RAW_SDK_SNAPSHOT = "raw_sdk_snapshot"
+    ENVELOPE_MEMBER_MISSING = "envelope_member_missing"
+    ENVELOPE_MEMBER_UNKNOWN = "envelope_member_unknown"
+    ENVELOPE_SCHEMA_UNKNOWN = "envelope_schema_unknown"
+    ENVELOPE_VERSION_INVALID = "envelope_version_invalid"
+    ENVELOPE_VERSION_UNSUPPORTED = "envelope_version_unsupported"
+    ITEM_NOT_OBJECT = "item_not_object"
+    ITEM_MEMBER_UNKNOWN = "item_member_unknown"
+    ITEM_TYPE_INVALID = "item_type_invalid"
+    ITEM_ID_INVALID = "item_id_invalid"
+    ITEM_CIPHERTEXT_INVALID = "item_ciphertext_invalid"
+    ITEM_SUMMARY_INVALID = "item_summary_invalid"
+    ITEM_CONTENT_INVALID = "item_content_invalid"
+    CAPTURE_NOT_REASONING = "capture_not_reasoning"
+    CAPTURE_NOT_COMPLETED = "capture_not_completed"
+    CAPTURE_SOURCE_UNKNOWN = "capture_source_unknown"
+    BLOCK_NOT_TEXT = "block_not_text"
+    REPLAY_CHANNEL_MISPLACED = "replay_channel_misplaced"
+    DEDUPE_EXACT_DUPLICATE = "dedupe_exact_duplicate"
+    DEDUPE_ID_CIPHERTEXT_CONFLICT = "dedupe_id_ciphertext_conflict"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One code reported while building a request, at the block it concerns (SPEC §10)."""
+
+    code: Code
+    message_index: int
+    block_index: int
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "code": self.code.value,
+            "message_index": self.message_index,
+            "block_index": self.block_index,
+        }
+
+
+class ReplayRecordError(Exception):
+    """Raised only for programming errors: a caller handed the writer a value that is not canonical.
+
+    Readers and builders never raise on data; they return codes. This exception carries the code
+    that the same value would get from a reader.
+    """
+
+    def __init__(self, code: Code, detail: str) -> None:
+        super().__init__(code, detail)
+        self.code = code
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return f"{self.code.value}: {self.detail}"

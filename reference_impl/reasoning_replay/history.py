@@ -1,0 +1,67 @@
+"""The language-neutral history shape that requests are built from (SPEC P2).
+
+A message has a role, optionally the provider that produced it, its channels (name → blocks), and
+its own provider input items. This is the shape of the conformance vectors; stored history files
+of real agents are converted to it at the edge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .envelope import REPLAY_CHANNEL
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryMessage:
+    """One message of a history, as SPEC P2 describes it."""
+
+    role: str
+    provider: str | None = None
+    channels: Mapping[str, Sequence[object]] = field(default_factory=dict)
+    items: Sequence[Mapping[str, Any]] = ()
+
+    @property
+    def replay_blocks(self) -> Sequence[object]:
+        """The blocks of the replay channel (SPEC ST1), in order; each should be a text block."""
+        return self.channels.get(REPLAY_CHANNEL, ())
+
+
+class HistoryShapeError(Exception):
+    """A JSON history that does not have the shape of SPEC P2 (a caller's error, not a block's)."""
+
+
+def _mapping(value: object, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise HistoryShapeError(f"{what} must be an object")
+    return value
+
+
+def _list(value: object, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise HistoryShapeError(f"{what} must be an array")
+    return value
+
+
+def history_from_json(history: object) -> tuple[HistoryMessage, ...]:
+    """Messages from ``{"messages": [...]}`` as the conformance vectors write them."""
+    messages = []
+    raw_messages = _list(_mapping(history, "history").get("messages"), "history.messages")
+    for index, raw in enumerate(raw_messages):
+        message = _mapping(raw, f"message {index}")
+        role = message.get("role")
+        provider = message.get("provider")
+        if not isinstance(role, str) or not (provider is None or isinstance(provider, str)):
+            raise HistoryShapeError(f"message {index}: role must be a string, provider a string")
+        channels = {
+            name: _list(blocks, f"message {index} channel {name}")
+            for name, blocks in _mapping(message.get("channels", {}), "channels").items()
+        }
+        items = [
+            _mapping(item, f"message {index} item")
+            for item in _list(message.get("items", []), "items")
+        ]
+        messages.append(HistoryMessage(role, provider, channels, items))
+    return tuple(messages)

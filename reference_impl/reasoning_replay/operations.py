@@ -1,0 +1,177 @@
+"""The conformance operations (SPEC §11) over the reference: JSON input in, JSON output or a code.
+
+This is the one place that maps the protocol's JSON shapes (conformance/PROTOCOL.md) to the
+reference's typed API; both the in-process runner and the adapter program use it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from .capture import canonicalize_completed_reasoning_output_item
+from .dedupe import DedupeDecision, decide, reasoning_replay_dedupe_key
+from .diagnostics import Code
+from .envelope import check_item_value
+from .history import HistoryShapeError, history_from_json
+from .provider_input import ConflictPolicy, ReplayTarget, Transport, build_replay_input
+from .reader import parse_reasoning_replay_envelope
+from .redaction import redact
+from .telemetry import replay_telemetry
+
+
+@dataclass(frozen=True, slots=True)
+class OperationResult:
+    """An operation's answer: ``output`` when it accepts, ``code`` when it rejects."""
+
+    output: dict[str, Any] | None = None
+    code: str | None = None
+
+
+class OperationInputError(Exception):
+    """The operation's input does not have the shape PROTOCOL.md gives it (a suite or adapter bug)."""
+
+
+def _accepted(output: dict[str, Any]) -> OperationResult:
+    return OperationResult(output=output)
+
+
+def _rejected(code: Code) -> OperationResult:
+    return OperationResult(code=code.value)
+
+
+def _field(data: Mapping[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:
+    value = data.get(name)
+    if not isinstance(value, kind):
+        raise OperationInputError(f"input.{name} is missing or has the wrong type")
+    return value
+
+
+def _read(data: Mapping[str, Any]) -> OperationResult:
+    if "text_base64" in data:
+        try:
+            text: str | bytes = base64.b64decode(_field(data, "text_base64", str), validate=True)
+        except binascii.Error as error:
+            raise OperationInputError(f"input.text_base64 is not base64: {error}") from None
+    else:
+        text = _field(data, "text", str)
+    result = parse_reasoning_replay_envelope(text)
+    if result.item is None:
+        assert result.code is not None
+        return _rejected(result.code)
+    return _accepted({"item": result.item.to_provider_input()})
+
+
+def _capture(data: Mapping[str, Any]) -> OperationResult:
+    if "output_item" not in data:
+        raise OperationInputError("input.output_item is missing")
+    result = canonicalize_completed_reasoning_output_item(
+        data["output_item"], source=_field(data, "source", str)
+    )
+    if result.envelope_text is None:
+        assert result.code is not None
+        return _rejected(result.code)
+    return _accepted({"envelope_text": result.envelope_text})
+
+
+def _conflict_policy(data: Mapping[str, Any]) -> ConflictPolicy:
+    options = data.get("options", {})
+    if not isinstance(options, Mapping):
+        raise OperationInputError("input.options must be an object")
+    try:
+        return ConflictPolicy(options.get("conflict_policy", ConflictPolicy.KEEP))
+    except ValueError:
+        raise OperationInputError("options.conflict_policy must be keep or reject") from None
+
+
+def _replay(data: Mapping[str, Any]) -> OperationResult:
+    try:
+        messages = history_from_json(data.get("history"))
+    except HistoryShapeError as error:
+        raise OperationInputError(str(error)) from None
+    target = _field(data, "target", Mapping)
+    try:
+        replay_target = ReplayTarget(
+            provider=_field(target, "provider", str),
+            transport=Transport(target.get("transport", Transport.SSE)),
+            conflict_policy=_conflict_policy(data),
+        )
+    except ValueError:
+        raise OperationInputError("target.transport must be sse or websocket") from None
+    built = build_replay_input(messages, replay_target)
+    if built.rejected is not None:
+        return _rejected(built.rejected)
+    return _accepted(
+        {
+            "input": list(built.input),
+            "diagnostics": [d.to_json() for d in built.diagnostics],
+            "counters": built.telemetry().to_json(),
+        }
+    )
+
+
+def _dedupe(data: Mapping[str, Any]) -> OperationResult:
+    identities = []
+    for index, entry in enumerate(_field(data, "entries", list)):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("provider"), str):
+            raise OperationInputError(f"entries[{index}] needs a provider string and an item")
+        item = check_item_value(entry.get("item"))
+        if isinstance(item, Code):
+            raise OperationInputError(f"entries[{index}].item is not a replay item: {item}")
+        identities.append(reasoning_replay_dedupe_key(item, entry["provider"]))
+    decisions = decide(identities)
+    conflicts = decisions.count(DedupeDecision.KEEP_CONFLICT)
+    if conflicts and _conflict_policy(data) is ConflictPolicy.REJECT:
+        return _rejected(Code.DEDUPE_ID_CIPHERTEXT_CONFLICT)
+    return _accepted(
+        {
+            "decisions": [d.value for d in decisions],
+            "counters": {
+                "replay_deduplicated_exact_count": decisions.count(DedupeDecision.DROP_DUPLICATE),
+                "replay_id_ciphertext_conflict_count": conflicts,
+            },
+        }
+    )
+
+
+def _redact(data: Mapping[str, Any]) -> OperationResult:
+    if "payload" not in data:
+        raise OperationInputError("input.payload is missing")
+    return _accepted({"payload": redact(data["payload"])})
+
+
+def _telemetry(data: Mapping[str, Any]) -> OperationResult:
+    request = _field(data, "request", Mapping)
+    dedupe = data.get("dedupe", {})
+    if not isinstance(dedupe, Mapping):
+        raise OperationInputError("input.dedupe must be an object")
+    counters = replay_telemetry(
+        _field(request, "input", list),
+        deduplicated_exact=int(dedupe.get("replay_deduplicated_exact_count", 0)),
+        id_ciphertext_conflicts=int(dedupe.get("replay_id_ciphertext_conflict_count", 0)),
+    )
+    return _accepted({"counters": counters.to_json()})
+
+
+_HANDLERS: Final[dict[str, Callable[[Mapping[str, Any]], OperationResult]]] = {
+    "read": _read,
+    "capture": _capture,
+    "replay": _replay,
+    "dedupe": _dedupe,
+    "redact": _redact,
+    "telemetry": _telemetry,
+}
+OPERATIONS: Final = tuple(_HANDLERS)
+
+
+def dispatch(operation: str, data: Mapping[str, Any]) -> OperationResult:
+    """Run one conformance operation on the reference.
+
+    Raises :class:`OperationInputError` for an input of the wrong shape and ``KeyError`` for an
+    unknown operation; callers turn both into protocol errors. Never raises for what the input
+    says (bad blocks, bad items): that is what the codes are for.
+    """
+    return _HANDLERS[operation](data)

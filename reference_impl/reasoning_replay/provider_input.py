@@ -1,0 +1,147 @@
+"""Provider input (SPEC §5): replay items, and a request's ``input`` built from a history."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Final
+
+from .dedupe import DedupeDecision, decide, reasoning_replay_dedupe_key
+from .diagnostics import Code, Diagnostic
+from .envelope import ReasoningReplayItem
+from .history import HistoryMessage
+from .reader import parse_reasoning_replay_envelope
+from .telemetry import ReplayTelemetry, replay_telemetry
+
+XAI: Final = "xai"  # SPEC D7
+
+
+def reasoning_replay_item_to_provider_input(item: ReasoningReplayItem) -> dict[str, Any]:
+    """SPEC P1: the envelope's item, exactly, with no envelope member and nothing added."""
+    return item.to_provider_input()
+
+
+class Transport(StrEnum):
+    SSE = "sse"
+    WEBSOCKET = "websocket"
+
+
+class ConflictPolicy(StrEnum):
+    """SPEC D3: keep a same-id/new-ciphertext item and report it, or reject the request."""
+
+    KEEP = "keep"
+    REJECT = "reject"
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayTarget:
+    """Where the request goes: the provider (also the default producer, SPEC D1) and transport."""
+
+    provider: str
+    transport: Transport = Transport.SSE
+    conflict_policy: ConflictPolicy = ConflictPolicy.KEEP
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayRequestInput:
+    """A request's ``input`` array with what building it found (SPEC P2, D2–D3, T1).
+
+    ``rejected`` is set only under ``ConflictPolicy.REJECT``; ``input`` is then empty.
+    """
+
+    input: tuple[dict[str, Any], ...]
+    diagnostics: tuple[Diagnostic, ...]
+    deduplicated_exact: int
+    id_ciphertext_conflicts: int
+    rejected: Code | None = None
+
+    def telemetry(self) -> ReplayTelemetry:
+        return replay_telemetry(
+            self.input,
+            deduplicated_exact=self.deduplicated_exact,
+            id_ciphertext_conflicts=self.id_ciphertext_conflicts,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _ReplayBlock:
+    message_index: int
+    block_index: int
+    item: ReasoningReplayItem
+    provider: str
+
+
+def _block_text(block: object) -> str | None:
+    if isinstance(block, Mapping) and block.get("type") == "text":
+        text = block.get("text")
+        if isinstance(text, str):
+            return text
+    return None
+
+
+def _own_items(message: HistoryMessage, target: ReplayTarget) -> list[dict[str, Any]]:
+    items = [dict(item) for item in message.items]
+    if target.provider == XAI:  # SPEC D7: xAI reuses assistant-message ids across turns
+        for item in items:
+            if item.get("type") == "message" and item.get("role") == "assistant":
+                item.pop("id", None)
+    return items
+
+
+def build_replay_input(
+    messages: Sequence[HistoryMessage], target: ReplayTarget
+) -> ReplayRequestInput:
+    """SPEC P2: the request ``input`` for a history, reasoning before each message's own items.
+
+    Never raises on data: every block that is not replayed is reported with its code.
+    """
+    diagnostics: list[Diagnostic] = []
+    blocks: list[_ReplayBlock] = []
+    for message_index, message in enumerate(messages):
+        for block_index, block in enumerate(message.replay_blocks):
+            if message.role != "assistant":
+                diagnostics.append(
+                    Diagnostic(Code.REPLAY_CHANNEL_MISPLACED, message_index, block_index)
+                )
+                continue
+            text = _block_text(block)
+            if text is None:
+                diagnostics.append(Diagnostic(Code.BLOCK_NOT_TEXT, message_index, block_index))
+                continue
+            read = parse_reasoning_replay_envelope(text)
+            if read.item is None:
+                assert read.code is not None
+                diagnostics.append(Diagnostic(read.code, message_index, block_index))
+                continue
+            provider = message.provider or target.provider  # SPEC D1
+            blocks.append(_ReplayBlock(message_index, block_index, read.item, provider))
+
+    decisions = decide(reasoning_replay_dedupe_key(b.item, b.provider) for b in blocks)
+    replayed: dict[int, list[dict[str, Any]]] = {}
+    exact = conflicts = 0
+    for block, decision in zip(blocks, decisions, strict=True):
+        if decision is DedupeDecision.DROP_DUPLICATE:
+            exact += 1
+            diagnostics.append(
+                Diagnostic(Code.DEDUPE_EXACT_DUPLICATE, block.message_index, block.block_index)
+            )
+            continue
+        if decision is DedupeDecision.KEEP_CONFLICT:
+            conflicts += 1
+            diagnostics.append(
+                Diagnostic(
+                    Code.DEDUPE_ID_CIPHERTEXT_CONFLICT, block.message_index, block.block_index
+                )
+            )
+        replayed.setdefault(block.message_index, []).append(block.item.to_provider_input())
+
+    if conflicts and target.conflict_policy is ConflictPolicy.REJECT:
+        return ReplayRequestInput((), tuple(diagnostics), exact, conflicts,
+                                  rejected=Code.DEDUPE_ID_CIPHERTEXT_CONFLICT)
+    request_input: list[dict[str, Any]] = []
+    for message_index, message in enumerate(messages):
+        request_input.extend(replayed.get(message_index, ()))
+        request_input.extend(_own_items(message, target))
+    diagnostics.sort(key=lambda d: (d.message_index, d.block_index))
+    return ReplayRequestInput(tuple(request_input), tuple(diagnostics), exact, conflicts)
