@@ -22,7 +22,11 @@ class CaptureSource(StrEnum):
 
 
 FINAL_SOURCES: Final = frozenset(
-    (CaptureSource.OUTPUT_ITEM_DONE, CaptureSource.RESPONSE_COMPLETED, CaptureSource.RESPONSE_INCOMPLETE)
+    (
+        CaptureSource.OUTPUT_ITEM_DONE,
+        CaptureSource.RESPONSE_COMPLETED,
+        CaptureSource.RESPONSE_INCOMPLETE,
+    )
 )
 CAPTURABLE_STATUSES: Final = (None, "completed")
 
@@ -66,12 +70,12 @@ def _part_texts(value: object, part_type: str) -> tuple[str, ...] | None:
     """SPEC C2: the texts of parts of ``part_type``; extra part members are dropped."""
     if not isinstance(value, list):
         return None
-    texts = []
+    texts: list[str] = []
     for part in value:
         if not isinstance(part, Mapping) or part.get("type") != part_type:
             return None
         text = part.get("text")
-        if not _is_scalar_string(text):
+        if not isinstance(text, str) or not _is_scalar_string(text):
             return None
         texts.append(text)
     return tuple(texts)
@@ -97,7 +101,7 @@ def canonicalize_completed_reasoning_output_item(
     if isinstance(output_item, SupportsModelDump) and not isinstance(output_item, Mapping):
         try:
             output_item = output_item.model_dump(mode="json")
-        except Exception:  # a broken SDK object is data we cannot read, not a crash  # noqa: BLE001
+        except Exception:  # a broken SDK object is data we cannot read, not a crash
             return _refused(Code.CAPTURE_NOT_REASONING)
     if not isinstance(output_item, Mapping) or output_item.get("type") != "reasoning":
         return _refused(Code.CAPTURE_NOT_REASONING)

@@ -2,11 +2,11 @@
 
 Two ways to read a text, with the same verdicts:
 
-* :func:`parse_fast` with :func:`minimal_length` is the fast path. It parses with orjson, which already refuses bad UTF-8,
-  byte-order marks, ``NaN``/``Infinity``, trailing data and lone surrogates, and then proves that
-  the text holds no duplicate member: the text is exactly as long as the shortest serialization of
-  the value it parsed to, so nothing was dropped by a last-wins parser and there is no room for
-  whitespace either. Canonical envelopes (SPEC C3) always pass this proof.
+* :func:`parse_fast` with :func:`minimal_length` is the fast path. orjson already refuses bad
+  UTF-8, byte-order marks, ``NaN``/``Infinity``, trailing data and lone surrogates; what it
+  hides is a duplicate member (it keeps the last). A text exactly as long as the shortest
+  serialization of the value it parsed to has no room for one, nor for whitespace. Canonical
+  envelopes (SPEC C3) always pass this proof; the reader does the envelope-specific arithmetic.
 * :func:`parse_strict` is the exhaustive path for everything else. It reports the first failing
   check in the order of SPEC E6 steps 1–5.
 """
@@ -31,8 +31,8 @@ MAX_DEPTH: Final = 32  # SPEC E4.1
 _DEPTH_TOKEN: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
 _OPENERS: Final = frozenset("[{")
 
-# CPython refuses to convert integer literals longer than this (sys.int_info.str_digits_check_threshold
-# is 640..4300); longer ones are read as the IEEE double they denote, as RFC 7493 §2.2 intends.
+# CPython may refuse to convert longer integer literals (its int/str digit limit is at least
+# 640); longer ones are read as the IEEE double they denote, as RFC 7493 §2.2 intends.
 _MAX_INT_DIGITS: Final = 640
 
 
@@ -173,7 +173,7 @@ def _any_string(value: object, predicate: Callable[[str], bool]) -> bool:
 
 
 def parse_strict(text: str | bytes) -> object | TextRefused:
-    """The JSON value of ``text``, or the first text rule it breaks, in SPEC E6 order (steps 1–5)."""
+    """The JSON value of ``text``, or the first text rule it breaks, in SPEC E6 order (1–5)."""
     if text_length_exceeds_limit(text):
         return TextRefused(Code.LIMIT_EXCEEDED)
     # Bad bytes become lone surrogates here, so one scan serves both depth and encoding checks.

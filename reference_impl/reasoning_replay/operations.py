@@ -32,7 +32,7 @@ class OperationResult:
 
 
 class OperationInputError(Exception):
-    """The operation's input does not have the shape PROTOCOL.md gives it (a suite or adapter bug)."""
+    """The operation's input does not have the shape PROTOCOL.md gives it (a suite bug)."""
 
 
 def _accepted(output: dict[str, Any]) -> OperationResult:

@@ -69,7 +69,11 @@ def redact_reasoning_replay_for_diagnostics(
 
 def _replacement(name: str, value: object) -> dict[str, Any]:
     if _ascii_lower(name) == "encrypted_content" and isinstance(value, str):
-        return {"redacted": "encrypted_content", "bytes": utf8_length(value), "sha256": _sha256(value)}
+        return {
+            "redacted": "encrypted_content",
+            "bytes": utf8_length(value),
+            "sha256": _sha256(value),
+        }
     return {"redacted": name}
 
 

@@ -28,5 +28,5 @@ def data_root() -> Path:
 
 
 def data_path(*parts: str) -> Path:
-    """A path inside the data root, e.g. ``data_path("schema", "reasoning-replay.v1.schema.json")``."""
+    """A path inside the data root, e.g. ``data_path("schema", "item.schema.json")``."""
     return data_root().joinpath(*parts)

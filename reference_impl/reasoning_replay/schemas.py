@@ -32,7 +32,7 @@ def schema_documents() -> Mapping[str, Mapping[str, Any]]:
 
 @cache
 def schema_registry() -> Registry[Any]:
-    """A ``referencing.Registry`` holding every schema; nothing is ever retrieved from the network."""
+    """A ``referencing.Registry`` of every schema; nothing is ever retrieved from the network."""
     resources = [
         (schema_id, Resource.from_contents(document, default_specification=DRAFT202012))
         for schema_id, document in schema_documents().items()
@@ -41,5 +41,5 @@ def schema_registry() -> Registry[Any]:
 
 
 def validator_for(schema_id: str) -> Draft202012Validator:
-    """A draft 2020-12 validator for one of our schemas, resolving ``$ref``s through the registry."""
+    """A draft 2020-12 validator for one of our schemas, ``$ref``s resolved by the registry."""
     return Draft202012Validator(schema_documents()[schema_id], registry=schema_registry())
