@@ -59,11 +59,6 @@ def is_json_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def is_version_one(value: object) -> bool:
-    """SPEC E1: a number whose value, read as an IEEE double, is 1 (so ``1.0`` counts)."""
-    return is_json_number(value) and value == SCHEMA_VERSION
-
-
 def part_texts(value: object, part_type: str) -> tuple[str, ...] | None:
     """The texts of an array of parts that are each exactly ``{type: part_type, text: str}``."""
     if not isinstance(value, list):
@@ -126,7 +121,7 @@ def check_envelope_value(value: object) -> ReasoningReplayItem | Code:
     version = value["version"]
     if not is_json_number(version):
         return Code.ENVELOPE_VERSION_INVALID
-    if version != SCHEMA_VERSION:
+    if version != SCHEMA_VERSION:  # compared as numbers: 1.0 is version 1 (SPEC E1)
         return Code.ENVELOPE_VERSION_UNSUPPORTED
     if "item" not in value:
         return Code.ENVELOPE_MEMBER_MISSING

@@ -2,11 +2,11 @@
 
 Two ways to read a text, with the same verdicts:
 
-* :func:`parse_fast` with :func:`minimal_length` is the fast path. orjson already refuses bad
-  UTF-8, byte-order marks, ``NaN``/``Infinity``, trailing data and lone surrogates; what it
-  hides is a duplicate member (it keeps the last). A text exactly as long as the shortest
-  serialization of the value it parsed to has no room for one, nor for whitespace. Canonical
-  envelopes (SPEC C3) always pass this proof; the reader does the envelope-specific arithmetic.
+* :func:`parse_canonical` is the fast path for texts in canonical form (SPEC C3), which is how
+  writers store every envelope. orjson refuses bad UTF-8, byte-order marks, ``NaN``/``Infinity``,
+  trailing data and lone surrogates while parsing; what it would hide is a duplicate member (it
+  keeps the last one). A text that is byte for byte orjson's compact serialization of the value it
+  parsed to cannot hold one: that serialization has exactly one member per name.
 * :func:`parse_strict` is the exhaustive path for everything else. It reports the first failing
   check in the order of SPEC E6 steps 1–5.
 """
@@ -36,7 +36,7 @@ _OPENERS: Final = frozenset("[{")
 _MAX_INT_DIGITS: Final = 640
 
 
-UNREAD: Final = object()  # parse_fast's answer when orjson refuses a text
+UNREAD: Final = object()  # parse_canonical's answer when it cannot vouch for a text
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +55,8 @@ def text_length_exceeds_limit(text: str | bytes) -> bool:
 
 def nesting_depth_exceeds(text: str, limit: int = MAX_DEPTH) -> bool:
     """Whether more than ``limit`` arrays/objects are open at one point, outside strings."""
+    if text.count("[") + text.count("{") <= limit:  # cannot open more brackets than it has
+        return False
     depth = 0
     for token in _DEPTH_TOKEN.finditer(text):
         bracket = token.group()
@@ -70,65 +72,35 @@ def nesting_depth_exceeds(text: str, limit: int = MAX_DEPTH) -> bool:
 # --- fast path ---------------------------------------------------------------------------------
 
 
-def parse_fast(text: str | bytes) -> object:
-    """The value of an I-JSON text as orjson reads it, or :data:`UNREAD` if orjson refuses it.
+def parse_canonical(text: str | bytes) -> object:
+    """The value of a text in canonical form (SPEC C3 escaping, compact), else :data:`UNREAD`.
 
-    orjson refuses bad UTF-8, byte-order marks, ``NaN``/``Infinity``, trailing data and lone
-    surrogates, but it keeps the last of duplicate members silently: a value from here is trusted
-    only together with a length proof (:func:`minimal_length`).
+    :data:`UNREAD` says nothing against the text: the caller reads it with :func:`parse_strict`.
+    orjson's compact output escapes exactly as SPEC C3 does (a test pins this), so every
+    canonical envelope text takes this path.
     """
     try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
+        data = text if isinstance(text, bytes) else text.encode("utf-8")
+        value = orjson.loads(data)
+        canonical = orjson.dumps(value) == data
+    except (UnicodeEncodeError, orjson.JSONDecodeError, orjson.JSONEncodeError):
         return UNREAD
+    return value if canonical else UNREAD
 
 
-def string_length(text: str, utf8: bool) -> int:
-    """A lower bound on the length of ``text`` as a JSON string literal, quotes included.
-
-    Exact for strings whose only escapes are ``\\"``, ``\\\\`` and ``\\n``; other escapes make the
-    real literal longer, so such texts simply fail the compactness proof and go the strict way.
-    """
-    length = len(text) if not utf8 or text.isascii() else len(text.encode("utf-8"))
-    return length + 2 + text.count('"') + text.count("\\") + text.count("\n")
-
-
-def minimal_length(value: object, utf8: bool, depth_left: int) -> int:
-    """A lower bound on the length of any JSON text of ``value``; -1 past the depth limit.
-
-    Lengths are in UTF-8 bytes when ``utf8``, else in code points. A text exactly this long
-    cannot contain whitespace, a longer-than-needed escape, or a member that a last-wins parser
-    dropped: so it has no duplicate member.
-    """
-    if isinstance(value, str):
-        return string_length(value, utf8)
-    if isinstance(value, dict):
-        if depth_left == 0:
-            return -1
-        total = 2 + len(value) + max(len(value) - 1, 0)  # braces, colons, commas
-        for key, member in value.items():
-            inner = minimal_length(member, utf8, depth_left - 1)
-            if inner < 0:
-                return -1
-            total += string_length(key, utf8) + inner
-        return total
-    if isinstance(value, list):
-        if depth_left == 0:
-            return -1
-        total = 2 + max(len(value) - 1, 0)
-        for element in value:
-            inner = minimal_length(element, utf8, depth_left - 1)
-            if inner < 0:
-                return -1
-            total += inner
-        return total
-    if value is True or value is None:
-        return 4
-    if value is False:
-        return 5
-    if isinstance(value, int):
-        return len(str(value))
-    return 1  # a float: at least one digit
+def value_depth_exceeds(value: object, limit: int = MAX_DEPTH) -> bool:
+    """Whether more than ``limit`` arrays/objects nest in a parsed value (SPEC E4.1)."""
+    level: list[object] = [value]
+    for _ in range(limit):
+        level = [
+            child
+            for node in level
+            if isinstance(node, dict | list)
+            for child in (node.values() if isinstance(node, dict) else node)
+        ]
+        if not level:
+            return False
+    return any(isinstance(node, dict | list) for node in level)
 
 
 # --- strict path -------------------------------------------------------------------------------
