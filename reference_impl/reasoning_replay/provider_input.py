@@ -114,7 +114,7 @@ def build_replay_input(
                 assert read.code is not None
                 diagnostics.append(Diagnostic(read.code, message_index, block_index))
                 continue
-            provider = message.provider or target.provider  # SPEC D1
+            provider = target.provider if message.provider is None else message.provider  # D1
             blocks.append(_ReplayBlock(message_index, block_index, read.item, provider))
 
     decisions = decide(reasoning_replay_dedupe_key(b.item, b.provider) for b in blocks)

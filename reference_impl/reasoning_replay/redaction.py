@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from .envelope import ReasoningReplayItem
-from .telemetry import part_totals, utf8_length
+from .telemetry import part_totals, utf8_bytes, utf8_length
 
 # SPEC R2: matched after ASCII lowercasing, as whole names, never as substrings.
 SENSITIVE_NAMES: Final = frozenset(
@@ -42,7 +42,7 @@ DIAGNOSTIC_VIEW_MEMBERS: Final = frozenset(
 
 
 def _sha256(value: str) -> str:
-    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256(utf8_bytes(value)).hexdigest()
 
 
 def redact_reasoning_replay_for_diagnostics(

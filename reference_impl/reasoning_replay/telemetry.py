@@ -26,9 +26,19 @@ class ReplayTelemetry:
         return asdict(self)
 
 
+def utf8_bytes(text: str) -> bytes:
+    """UTF-8 of ``text``, a lone surrogate counting as U+FFFD (SPEC §1.1)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join(
+            "\ufffd" if "\ud800" <= char <= "\udfff" else char for char in text
+        ).encode("utf-8")
+
+
 def utf8_length(value: object) -> int:
     """UTF-8 byte length of a string; 0 for anything else (SPEC T1, last paragraph)."""
-    return len(value.encode("utf-8", "surrogatepass")) if isinstance(value, str) else 0
+    return len(utf8_bytes(value)) if isinstance(value, str) else 0
 
 
 def part_totals(parts: object) -> tuple[int, int]:

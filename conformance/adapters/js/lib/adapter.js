@@ -1,0 +1,193 @@
+// The conformance adapter protocol (conformance/PROTOCOL.md): JSON lines over stdin/stdout.
+//
+// All per-case work is a synchronous function call; the only per-line costs are one parse and one
+// serialize, so the persistent loop is limited by the pipe, not by setup.
+import { createInterface } from 'node:readline';
+import { parseText, stringify, isJsonObject, decodeUtf8Strict, JsonTextError } from './jsontext.js';
+import { ReplayError } from './codes.js';
+import { readEnvelope } from './envelope.js';
+import { captureEnvelopeText } from './capture.js';
+import { buildInput } from './replay.js';
+import { dedupeEntries } from './dedupe.js';
+import { redact } from './redact.js';
+import { telemetryCounters } from './telemetry.js';
+
+export const PROTOCOL_VERSION = 1;
+
+export const IMPLEMENTATION = Object.freeze({
+  name: 'reasoning-replay-js',
+  version: '0.1.0',
+  language: 'javascript',
+  homepage: 'conformance/adapters/js',
+  operations: ['read', 'capture', 'replay', 'dedupe', 'redact', 'telemetry'],
+});
+
+/** Bad protocol input (not a spec reject): reported as an `error` reply. */
+class ProtocolError extends Error {}
+
+const OPERATIONS = {
+  read(input) {
+    const text = input.text;
+    if (typeof text !== 'string' && !(text instanceof Uint8Array)) {
+      throw new ProtocolError('read needs input.text (string) or input.text_base64');
+    }
+    const verdict = readEnvelope(text);
+    return verdict.ok ? { output: { item: verdict.item } } : { reject: { code: verdict.code } };
+  },
+  capture(input) {
+    return { output: { envelope_text: captureEnvelopeText(asText(input.output_item), asText(input.source)) } };
+  },
+  replay(input) {
+    if (!isJsonObject(input.history) || !isJsonObject(input.target)) {
+      throw new ProtocolError('replay needs input.history and input.target objects');
+    }
+    return { output: buildInput(input.history, input.target, options(input.options)) };
+  },
+  dedupe(input) {
+    if (!Array.isArray(input.entries)) throw new ProtocolError('dedupe needs input.entries (array)');
+    return { output: dedupeEntries(input.entries, options(input.options)) };
+  },
+  redact(input) {
+    if (!Object.hasOwn(input, 'payload')) throw new ProtocolError('redact needs input.payload');
+    return { output: { payload: redact(input.payload) } };
+  },
+  telemetry(input) {
+    return { output: { counters: telemetryCounters(input.request?.input, input.dedupe) } };
+  },
+};
+
+function options(o) {
+  if (o === undefined || o === null) return {};
+  if (!isJsonObject(o)) throw new ProtocolError('options must be an object');
+  return o;
+}
+
+/** Outside `read`, a member that arrived as X_base64 is only meaningful as UTF-8 text. */
+function asText(v) {
+  return v instanceof Uint8Array ? decodeUtf8Strict(v) : v;
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * PROTOCOL: a top-level member X_base64 carries the raw bytes of member X (standard base64 with
+ * padding). Malformed byte members are a broken case, reported as an error, never as a verdict.
+ */
+function decodeBase64Members(input) {
+  let out = input;
+  for (const k of Object.keys(input)) {
+    if (!k.endsWith('_base64')) continue;
+    const name = k.slice(0, -'_base64'.length);
+    const b64 = input[k];
+    if (Object.hasOwn(input, name)) throw new ProtocolError(`both ${name} and ${k} are given`);
+    if (typeof b64 !== 'string' || !BASE64.test(b64)) throw new ProtocolError(`${k} is not standard base64`);
+    if (out === input) out = { ...input };
+    out[name] = new Uint8Array(Buffer.from(b64, 'base64'));
+    delete out[k];
+  }
+  return out;
+}
+
+/**
+ * Run one case. Returns exactly one of {output}, {reject}, {skipped}, {error}; never throws.
+ */
+export function runCase(operation, input) {
+  const op = Object.hasOwn(OPERATIONS, operation) ? OPERATIONS[operation] : undefined;
+  if (!op) return { skipped: { reason: `operation ${JSON.stringify(operation)} is not implemented` } };
+  try {
+    if (!isJsonObject(input)) throw new ProtocolError('input must be an object');
+    return op(decodeBase64Members(input));
+  } catch (err) {
+    if (err instanceof ReplayError) return { reject: { code: err.code } };
+    if (err instanceof JsonTextError && operation !== 'read') {
+      // e.g. an X_base64 member outside `read` that is not UTF-8: a malformed case, not a verdict
+      return { error: { message: `bad input: ${err.message}` } };
+    }
+    return { error: { message: String(err?.message ?? err), traceback: String(err?.stack ?? '') } };
+  }
+}
+
+const STOP = Symbol('stop');
+
+/**
+ * Handle one request line. Returns the reply line (without newline), null for a blank line, or
+ * STOP for a stop command.
+ */
+export function handleLine(line) {
+  if (line.trim() === '') return null;
+  let req;
+  try {
+    // Lenient parse: the runner's lines are JSON, but a `read` text may legitimately carry an
+    // escaped lone surrogate that must reach the reader. Raw numbers keep pass-through values
+    // (big integers) exact.
+    req = parseText(line, { rawNumbers: true }).value;
+  } catch (err) {
+    return reply(guessSeq(line), { error: { message: `request is not JSON: ${err.message}` } });
+  }
+  if (!isJsonObject(req)) return reply(undefined, { error: { message: 'request is not an object' } });
+  switch (req.cmd) {
+    case 'start':
+      return stringify({ protocol: PROTOCOL_VERSION, implementation: IMPLEMENTATION });
+    case 'stop':
+      return STOP;
+    case 'run':
+      return reply(req.seq, runCase(req.operation, req.input));
+    default:
+      return reply(req.seq, { error: { message: `unknown cmd ${JSON.stringify(String(req.cmd))}` } });
+  }
+}
+
+function reply(seq, body) {
+  const msg = seq === undefined ? body : { seq, ...body };
+  try {
+    return stringify(msg, { escapeLineSeparators: true });
+  } catch (err) {
+    // Only reachable if an output held a non-JSON value; still answer, still one line.
+    return stringify({ seq, error: { message: `unserializable reply: ${err.message}` } });
+  }
+}
+
+function guessSeq(line) {
+  const m = /"seq"\s*:\s*(\d+)/.exec(line);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * The stdin/stdout loop. With oneshot, answer a single request line and exit.
+ * Exit happens naturally once stdin is released and pending stdout writes have flushed, so no
+ * reply is ever cut off by process.exit().
+ */
+export function main(argv = process.argv.slice(2)) {
+  const oneshot = argv.includes('--oneshot');
+  const rl = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
+  let done = false;
+  const finish = () => {
+    done = true;
+    rl.close();
+    process.stdin.destroy();
+  };
+  process.stdout.on('error', (err) => {
+    // The runner went away (EPIPE): nothing left to answer.
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+  rl.on('line', (line) => {
+    if (done) return;
+    let out;
+    try {
+      out = handleLine(line);
+    } catch (err) {
+      out = stringify({ error: { message: `adapter bug: ${err?.message ?? err}` } });
+    }
+    if (out === STOP) {
+      finish();
+      return;
+    }
+    if (out === null) return;
+    process.stdout.write(out + '\n');
+    if (oneshot) finish();
+  });
+  rl.on('close', () => {
+    process.exitCode = 0;
+  });
+}

@@ -1,0 +1,9 @@
+// Public API of the JavaScript implementation.
+export { CODES, ReplayError, isRegistryCode } from './codes.js';
+export { parseStrict, parseText, stringify, lexicalDepth, JsonTextError, MAX_TEXT_BYTES, MAX_DEPTH } from './jsontext.js';
+export { readEnvelope, envelopeValueCode, itemCode, ENVELOPE_SCHEMA } from './envelope.js';
+export { captureEnvelopeText, captureItem, canonicalEnvelopeText, FINAL_SOURCES } from './capture.js';
+export { buildInput, REPLAY_CHANNEL } from './replay.js';
+export { Deduper, dedupeEntries } from './dedupe.js';
+export { redact, diagnosticView, SENSITIVE_NAMES } from './redact.js';
+export { telemetryCounters } from './telemetry.js';

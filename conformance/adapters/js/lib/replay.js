@@ -1,0 +1,76 @@
+// Building a request's provider input from a stored history (SPEC §5, P1–P3, with §6 dedupe).
+import { isJsonObject } from './jsontext.js';
+import { readEnvelope } from './envelope.js';
+import { Deduper, DROP_DUPLICATE, KEEP_CONFLICT } from './dedupe.js';
+import { telemetryCounters } from './telemetry.js';
+
+/** ST1: the replay channel's name. */
+export const REPLAY_CHANNEL = 'openai-reasoning-encrypted';
+
+/**
+ * Build the request input.
+ * @param {{messages: object[]}} history
+ * @param {{provider: string, transport?: 'sse'|'websocket'}} target
+ * @param {{conflict_policy?: 'keep'|'reject'}} [options]
+ * @returns {{input: unknown[], diagnostics: {code: string, message_index: number, block_index: number}[], counters: object}}
+ * @throws {ReplayError} dedupe_id_ciphertext_conflict under the reject policy
+ */
+export function buildInput(history, target, options) {
+  // P3: the transport changes framing, never items, so it is deliberately not consulted.
+  const targetProvider = target?.provider;
+  const xai = targetProvider === 'xai';
+  const dedupe = new Deduper(options);
+  const input = [];
+  const diagnostics = [];
+  const report = (code, mi, bi) => diagnostics.push({ code, message_index: mi, block_index: bi });
+
+  const messages = Array.isArray(history?.messages) ? history.messages : [];
+  messages.forEach((msg, mi) => {
+    if (!isJsonObject(msg)) return; // totality: a junk entry contributes nothing
+    const channels = isJsonObject(msg.channels) ? msg.channels : null;
+    const blocks = channels && Array.isArray(channels[REPLAY_CHANNEL]) ? channels[REPLAY_CHANNEL] : [];
+
+    if (msg.role !== 'assistant') {
+      // P2: not read at all; every block is reported where it sits.
+      blocks.forEach((_, bi) => report('replay_channel_misplaced', mi, bi));
+    } else {
+      // D1: the provider recorded with the message, else the request's target.
+      const provider = typeof msg.provider === 'string' ? msg.provider : targetProvider;
+      blocks.forEach((block, bi) => {
+        if (!isJsonObject(block) || block.type !== 'text' || typeof block.text !== 'string') {
+          report('block_not_text', mi, bi);
+          return;
+        }
+        const verdict = readEnvelope(block.text);
+        if (!verdict.ok) {
+          report(verdict.code, mi, bi); // skipped; the rest of the message replays
+          return;
+        }
+        const decision = dedupe.decide(provider, verdict.item); // may throw under "reject"
+        if (decision === DROP_DUPLICATE) {
+          report('dedupe_exact_duplicate', mi, bi);
+          return;
+        }
+        if (decision === KEEP_CONFLICT) report('dedupe_id_ciphertext_conflict', mi, bi);
+        input.push(verdict.item); // P1: the stored item exactly, nothing added
+      });
+    }
+
+    // P2 step 2: the message's own items, in order; D7 strips assistant-message ids for xai.
+    for (const item of Array.isArray(msg.items) ? msg.items : []) {
+      input.push(xai ? withoutAssistantMessageId(item) : item);
+    }
+  });
+
+  return { input, diagnostics, counters: telemetryCounters(input, dedupe.counters()) };
+}
+
+/** D7: xAI reuses assistant-message ids across turns, so they are not sent. */
+function withoutAssistantMessageId(item) {
+  if (!isJsonObject(item) || item.type !== 'message' || item.role !== 'assistant' || !Object.hasOwn(item, 'id')) {
+    return item;
+  }
+  const copy = { ...item }; // spread keeps a "__proto__" member as an own data property
+  delete copy.id;
+  return copy;
+}
