@@ -1,5 +1,5 @@
-// Ajv (draft 2020-12) verdicts for tools/schema_agreement.py: one JSON value per stdin line in,
-// "true"/"false" per line out. Usage: node ajv_verdicts.mjs SCHEMA_DIR SCHEMA_ID
+// Ajv (draft 2020-12) verdicts for tools/schema_agreement.py: one JSON text per stdin line in
+// (itself encoded as a JSON string), "true"/"false" per line out. Usage: node ajv_verdicts.mjs SCHEMA_DIR SCHEMA_ID
 // Ajv is resolved from the JavaScript implementation's dependencies (conformance/adapters/js).
 import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -20,4 +20,4 @@ const validate = ajv.getSchema(schemaId);
 if (!validate) throw new Error(`no schema with $id ${schemaId}`);
 
 const lines = readFileSync(0, "utf8").split("\n").filter((line) => line.length > 0);
-process.stdout.write(lines.map((line) => String(validate(JSON.parse(line)))).join("\n") + "\n");
+process.stdout.write(lines.map((line) => String(validate(JSON.parse(JSON.parse(line))))).join("\n") + "\n");

@@ -26,7 +26,6 @@ from typing import Any
 
 import jsonschema_rs
 import yaml
-
 from reasoning_replay.resources import data_path
 from reasoning_replay.schemas import ENVELOPE_SCHEMA_ID, schema_documents, validator_for
 
@@ -40,6 +39,7 @@ class SchemaCase:
     """A read vector whose verdict a schema can see: its id, block value and expected verdict."""
 
     id: str
+    text: str
     value: Any
     resumable: bool
 
@@ -55,7 +55,8 @@ def read_cases(vectors: Path) -> tuple[list[SchemaCase], int]:
                 beyond += 1
                 continue
             value = json.loads(case["input"]["text"])
-            cases.append(SchemaCase(case["id"], value, "output" in case["expect"]))
+            resumable = "output" in case["expect"]
+            cases.append(SchemaCase(case["id"], case["input"]["text"], value, resumable))
     return cases, beyond
 
 
@@ -72,12 +73,16 @@ def rust_jsonschema() -> Callable[[Any], bool]:
     return validator.is_valid
 
 
-def ajv_verdicts(values: list[Any]) -> list[bool]:
-    """Ajv's verdicts for all values in one Node process (schemas passed by directory)."""
+def ajv_verdicts(texts: list[str]) -> list[bool]:
+    """Ajv's verdicts for all texts in one Node process (schemas passed by directory).
+
+    Each text travels as a JSON string, so Node parses the block text itself: a value such as
+    ``1e400`` has no JSON form once Python has read it as infinity.
+    """
     node = shutil.which("node")
     if node is None:
         raise RuntimeError("node is not on PATH")
-    lines = "".join(json.dumps(value) + "\n" for value in values)
+    lines = "".join(json.dumps(text) + "\n" for text in texts)
     result = subprocess.run(
         [node, str(AJV_SCRIPT), str(data_path("schema")), ENVELOPE_SCHEMA_ID],
         input=lines,
@@ -112,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     if not args.no_ajv:
         try:
-            results["Ajv 2020"] = ajv_verdicts(values)
+            results["Ajv 2020"] = ajv_verdicts([case.text for case in cases])
         except RuntimeError as error:
             print(f"cannot run Ajv: {error}", file=sys.stderr)
             return 2

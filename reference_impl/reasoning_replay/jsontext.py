@@ -139,7 +139,7 @@ def _any_string(value: object, predicate: Callable[[str], bool]) -> bool:
                 if predicate(key):
                     return True
                 stack.append(member)
-        elif isinstance(current, list):
+        elif isinstance(current, list | tuple):  # tuples: the hook's (name, value) pairs
             stack.extend(current)
     return False
 
@@ -157,11 +157,16 @@ def parse_strict(text: str | bytes) -> object | TextRefused:
     if chars.startswith("\ufeff"):
         return TextRefused(Code.JSON_MALFORMED)
     duplicates: list[bool] = []
+    surrogates: list[bool] = []
 
     def collect_members(pairs: list[tuple[str, object]]) -> dict[str, object]:
         members = dict(pairs)
         if len(members) != len(pairs):
             duplicates.append(True)
+            # The dict keeps only the last duplicate; a lone surrogate in a dropped one still
+            # decides the code, since E6 checks Unicode (step 4) before duplicates (step 5).
+            if _any_string(pairs, _has_surrogate):
+                surrogates.append(True)
         return members
 
     try:
@@ -173,7 +178,7 @@ def parse_strict(text: str | bytes) -> object | TextRefused:
         )
     except (json.JSONDecodeError, _NonJsonToken):
         return TextRefused(Code.JSON_MALFORMED)
-    if _any_string(value, _has_surrogate):
+    if surrogates or _any_string(value, _has_surrogate):
         return TextRefused(Code.JSON_INVALID_UNICODE)
     if duplicates:
         return TextRefused(Code.JSON_DUPLICATE_MEMBER)

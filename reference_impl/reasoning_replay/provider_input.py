@@ -136,12 +136,13 @@ def build_replay_input(
             )
         replayed.setdefault(block.message_index, []).append(block.item.to_provider_input())
 
+    diagnostics.sort(key=lambda d: (d.message_index, d.block_index))
     if conflicts and target.conflict_policy is ConflictPolicy.REJECT:
-        return ReplayRequestInput((), tuple(diagnostics), exact, conflicts,
-                                  rejected=Code.DEDUPE_ID_CIPHERTEXT_CONFLICT)
+        return ReplayRequestInput(
+            (), tuple(diagnostics), exact, conflicts, rejected=Code.DEDUPE_ID_CIPHERTEXT_CONFLICT
+        )
     request_input: list[dict[str, Any]] = []
     for message_index, message in enumerate(messages):
         request_input.extend(replayed.get(message_index, ()))
         request_input.extend(_own_items(message, target))
-    diagnostics.sort(key=lambda d: (d.message_index, d.block_index))
     return ReplayRequestInput(tuple(request_input), tuple(diagnostics), exact, conflicts)

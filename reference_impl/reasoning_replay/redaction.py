@@ -41,6 +41,10 @@ DIAGNOSTIC_VIEW_MEMBERS: Final = frozenset(
 )
 
 
+REPLACEMENT_MEMBERS: Final = frozenset(("redacted",))
+CIPHERTEXT_REPLACEMENT_MEMBERS: Final = frozenset(("redacted", "bytes", "sha256"))
+
+
 def _sha256(value: str) -> str:
     return hashlib.sha256(utf8_bytes(value)).hexdigest()
 
@@ -67,7 +71,18 @@ def redact_reasoning_replay_for_diagnostics(
     }
 
 
-def _replacement(name: str, value: object) -> dict[str, Any]:
+def is_replacement(value: object) -> bool:
+    """Whether ``value`` is already a replacement object of SPEC R2 (so redact is idempotent)."""
+    return (
+        isinstance(value, Mapping)
+        and isinstance(value.get("redacted"), str)
+        and value.keys() in (REPLACEMENT_MEMBERS, CIPHERTEXT_REPLACEMENT_MEMBERS)
+    )
+
+
+def _replacement(name: str, value: object) -> object:
+    if is_replacement(value):
+        return value
     if _ascii_lower(name) == "encrypted_content" and isinstance(value, str):
         return {
             "redacted": "encrypted_content",

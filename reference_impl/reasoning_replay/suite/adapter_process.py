@@ -1,0 +1,577 @@
+"""Adapter programs as child processes: the persistent (long-lived) and the one-shot modes.
+
+Hostile or broken adapters are the normal case here, so every wait has a deadline, stdout lines
+are capped, stderr is drained on every wait (a flood cannot deadlock the pipes) and only its tail
+is kept. A crash or hang costs one case: the process is killed, restarted lazily, the handshake
+is replayed, and the run continues.
+
+I/O is single-threaded over non-blocking pipes with ``select.poll`` (POSIX): no per-case thread
+hand-offs, which keeps a fast persistent adapter above thousands of cases per second.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import subprocess
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from . import protocol
+from .implementation import Exchange
+from .protocol import Crash, Failure, ImplementationInfo, ProtocolViolation, Timeout
+from .vectors import Case
+
+DEFAULT_TIMEOUT: Final = 5.0
+DEFAULT_START_TIMEOUT: Final = 20.0
+MAX_LINE: Final = 16 * 1024 * 1024
+STDERR_KEEP: Final = 64 * 1024
+_CHUNK: Final = 1 << 20
+_CASE_STDERR: Final = 16 * 1024
+_EXIT_GRACE: Final = 1.0
+# consecutive failed restarts after which a persistent adapter is given up on
+MAX_FAILED_RESTARTS: Final = 3
+# requests in flight to a persistent adapter (see PersistentAdapter.run_batch)
+DEFAULT_WINDOW: Final = 32
+
+
+class StderrTail:
+    """The last ``keep`` bytes of a stream, and how many bytes it has seen in total."""
+
+    __slots__ = ("_buf", "_keep", "total")
+
+    def __init__(self, keep: int = STDERR_KEEP) -> None:
+        self._buf = bytearray()
+        self._keep = keep
+        self.total = 0
+
+    def append(self, data: bytes) -> None:
+        self.total += len(data)
+        self._buf += data
+        if len(self._buf) > 2 * self._keep:  # trim in batches: amortised O(1) per byte
+            del self._buf[: len(self._buf) - self._keep]
+
+    def since(self, mark: int) -> str:
+        """Text logged since ``total`` was ``mark`` (as much of it as is kept)."""
+        n = min(self.total - mark, self._keep, len(self._buf))
+        if n <= 0:
+            return ""
+        text = bytes(self._buf[-n:]).decode("utf-8", "replace")
+        return text if n == self.total - mark else "[...]\n" + text
+
+    def text(self) -> str:
+        return self.since(0)
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    data: bytes
+
+
+class ChildProcess:
+    """One running adapter process with non-blocking pipes."""
+
+    def __init__(
+        self, argv: Sequence[str], env: Mapping[str, str] | None = None, cwd: str | None = None
+    ) -> None:
+        if not hasattr(select, "poll"):  # pragma: no cover - Windows
+            raise OSError("external adapters need select.poll (POSIX); use WSL on Windows")
+        self.proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            # own process group: a wrapper script's children die with it on kill
+            start_new_session=True,
+        )
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self._in: int | None = self.proc.stdin.fileno()
+        self._out = self.proc.stdout.fileno()
+        self._err: int | None = self.proc.stderr.fileno()
+        for fd in (self._in, self._out, self._err):
+            os.set_blocking(fd, False)
+        self._poll = select.poll()
+        self._poll.register(self._out, select.POLLIN)
+        self._poll.register(self._err, select.POLLIN)
+        self._buf = bytearray()  # stdout bytes not yet taken as lines
+        self._send = bytearray()  # stdin bytes not yet written
+        self._eof = False
+        self.stderr = StderrTail()
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def queue(self, data: bytes) -> None:
+        """Append bytes to send; they are written while waiting for lines (never blocking)."""
+        self._send += data
+
+    def exchange(
+        self, request: bytes, deadline: float, *, close_stdin: bool = False
+    ) -> _Line | Failure:
+        """Write ``request`` and read one line, both before ``deadline`` (time.monotonic)."""
+        self.queue(request)
+        return self.next_line(deadline, close_stdin=close_stdin)
+
+    def next_line(self, deadline: float, *, close_stdin: bool = False) -> _Line | Failure:
+        """The next stdout line, writing queued input meanwhile; a failure at the deadline."""
+        while True:
+            self._flush_some()
+            if close_stdin and not self._send:
+                self._close_stdin()
+            found = self._take_line()
+            if found is not None:
+                return found
+            if self._eof:
+                return self._eof_failure()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return Timeout(0.0)  # the caller knows the configured timeout
+            fd_in = self._in if self._send else None
+            if fd_in is not None:
+                self._poll.register(fd_in, select.POLLOUT)
+            try:
+                events = self._poll.poll(max(1, int(remaining * 1000)))
+            finally:
+                if fd_in is not None:
+                    with contextlib.suppress(KeyError, ValueError):
+                        self._poll.unregister(fd_in)
+            for fd, _ in events:
+                if fd == self._out:
+                    self._read_stdout()
+                elif fd == self._err:
+                    self._read_stderr()
+
+    def _flush_some(self) -> None:
+        if not self._send or self._in is None:
+            return
+        try:
+            n = os.write(self._in, self._send)
+            del self._send[:n]
+        except BlockingIOError:
+            pass
+        except OSError:  # it stopped reading (exited?): its stdout will tell why
+            self._send.clear()
+            self._close_stdin()
+
+    def _take_line(self) -> _Line | ProtocolViolation | None:
+        nl = self._buf.find(b"\n")
+        if nl < 0:
+            if len(self._buf) > MAX_LINE:
+                return ProtocolViolation(
+                    f"reply line longer than {MAX_LINE} bytes (the limit)", desync=True
+                )
+            if self._eof and self._buf:  # a last line without its newline
+                data = bytes(self._buf)
+                self._buf.clear()
+                return _Line(data)
+            return None
+        if nl > MAX_LINE:
+            return ProtocolViolation(
+                f"reply line longer than {MAX_LINE} bytes (the limit)", desync=True
+            )
+        data = bytes(self._buf[:nl])
+        del self._buf[: nl + 1]
+        return _Line(data[:-1] if data.endswith(b"\r") else data)
+
+    def _read_stdout(self) -> None:
+        try:
+            chunk = os.read(self._out, _CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._eof = True
+            with contextlib.suppress(KeyError, ValueError):
+                self._poll.unregister(self._out)
+        else:
+            self._buf += chunk
+
+    def _read_stderr(self) -> None:
+        if self._err is None:
+            return
+        try:
+            chunk = os.read(self._err, _CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if chunk:
+            self.stderr.append(chunk)
+        else:
+            with contextlib.suppress(KeyError, ValueError):
+                self._poll.unregister(self._err)
+            self._err = None
+
+    def _drain_stderr(self) -> None:
+        """Read what is left in the stderr pipe of an exited process (non-blocking)."""
+        for _ in range(64):  # bounded: a grandchild could keep the pipe open and busy
+            if self._err is None:
+                return
+            before = self.stderr.total
+            self._read_stderr()
+            if self.stderr.total == before:
+                return
+
+    def _eof_failure(self) -> Crash:
+        rc = self.wait(_EXIT_GRACE)
+        if rc is None:
+            self.kill()
+            return Crash("the adapter closed stdout but kept running; it was killed")
+        return Crash(describe_exit(rc), rc)
+
+    def drain_until_exit(self, deadline: float, cap: int = MAX_LINE) -> tuple[bytes, int | None]:
+        """Read the rest of stdout (at most ``cap`` bytes kept) until EOF or the deadline; then
+        the exit status (``None`` when it is still running at the deadline)."""
+        while not self._eof and (remaining := deadline - time.monotonic()) > 0:
+            for fd, _ in self._poll.poll(max(1, int(remaining * 1000))):
+                if fd == self._out:
+                    self._read_stdout()
+                    if len(self._buf) > cap:
+                        del self._buf[cap:]
+                elif fd == self._err:
+                    self._read_stderr()
+        rest = bytes(self._buf)
+        self._buf.clear()
+        return rest, self.wait(max(0.0, deadline - time.monotonic()))
+
+    def _close_stdin(self) -> None:
+        if self._in is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._in)
+            self._in = None
+            self.proc.stdin = None  # we closed its fd ourselves
+
+    def send(self, data: bytes) -> None:
+        """Best-effort write (used for ``stop``)."""
+        if self._in is None:
+            return
+        with contextlib.suppress(OSError):
+            os.write(self._in, data)
+
+    def wait(self, timeout: float) -> int | None:
+        """The exit status, draining stderr meanwhile so a chatty child can finish."""
+        deadline = time.monotonic() + timeout
+        while True:
+            rc = self.proc.poll()
+            if rc is not None:
+                self._drain_stderr()  # what it said last is usually why it exited
+                return rc
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            if self._err is not None:
+                for fd, _ in self._poll.poll(min(50, max(1, int(remaining * 1000)))):
+                    if fd == self._err:
+                        self._read_stderr()
+                    elif fd == self._out:
+                        self._read_stdout()
+                        if len(self._buf) > MAX_LINE:
+                            self._buf.clear()
+            else:
+                time.sleep(min(0.01, remaining))
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
+        self._drain_stderr()
+        self.close_pipes()
+
+    def close_pipes(self) -> None:
+        self._close_stdin()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+
+def describe_exit(rc: int) -> str:
+    if rc < 0:
+        try:
+            name = signal.Signals(-rc).name
+        except ValueError:
+            name = f"signal {-rc}"
+        return f"the adapter was killed by {name}"
+    return f"the adapter exited with status {rc}"
+
+
+def _with_stderr(failure: Failure, stderr: str) -> Failure:
+    """Crash messages get the last stderr line: usually the exception that killed it."""
+    if isinstance(failure, Crash):
+        last = next((ln for ln in reversed(stderr.splitlines()) if ln.strip()), "")
+        if last:
+            message = f"{failure.message}; last stderr line: {last.strip()[:300]}"
+            return Crash(message, failure.returncode)
+    return failure
+
+
+class PersistentAdapter:
+    """One long-lived adapter process speaking the JSON-lines protocol."""
+
+    mode: Final = "persistent"
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        start_timeout: float = DEFAULT_START_TIMEOUT,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        window: int = DEFAULT_WINDOW,
+    ) -> None:
+        self._argv = tuple(argv)
+        self._timeout = timeout
+        self._start_timeout = start_timeout
+        self._env = env
+        self._cwd = cwd
+        self._child: ChildProcess | None = None
+        self._failed_restarts = 0
+        self._starts = 0
+        self._last_stderr = ""
+        self.window = window
+        self.info: ImplementationInfo | None = None
+
+    @property
+    def command(self) -> tuple[str, ...]:
+        return self._argv
+
+    @property
+    def restarts(self) -> int:
+        return max(0, self._starts - 1)
+
+    def stderr_tail(self) -> str:
+        return self._child.stderr.text() if self._child is not None else self._last_stderr
+
+    def start(self) -> ImplementationInfo | Failure:
+        """Spawn the process and perform the handshake."""
+        self._starts += 1
+        try:
+            child = ChildProcess(self._argv, self._env, self._cwd)
+        except OSError as exc:
+            return Crash(f"cannot start {self._argv[0]!r}: {exc}")
+        self._child = child
+        got = child.exchange(protocol.START_LINE, time.monotonic() + self._start_timeout)
+        if isinstance(got, _Line):
+            parsed = protocol.parse_start_response(got.data)
+            if isinstance(parsed, ImplementationInfo):
+                self.info = parsed
+                self._failed_restarts = 0
+                return parsed
+            failure: Failure = ProtocolViolation(f"handshake: {parsed.message}", parsed.desync)
+        elif isinstance(got, Timeout):
+            failure = Timeout(self._start_timeout)
+        else:
+            failure = got
+        self._discard()
+        self._failed_restarts += 1
+        return _with_stderr(failure, self._last_stderr)
+
+    def run(self, seq: int, case: Case) -> Exchange:
+        return next(iter(self.run_batch([(seq, case)])))
+
+    def run_batch(self, items: Iterable[tuple[int, Case]]) -> Iterator[Exchange]:
+        """Exchanges for the items, in order. Up to ``window`` requests are in flight: waiting
+        for each reply before sending the next would cap throughput at the pipe's round-trip
+        rate. Adapters answer in order, so the oldest unanswered request is the one being
+        handled: a crash or hang is blamed on it alone, and the requests sent after it are sent
+        again to the restarted process."""
+        todo: deque[tuple[int, Case, bytes]] = deque(
+            (seq, case, protocol.run_request_line(seq, case)) for seq, case in items
+        )
+        sent = 0  # todo[:sent] have been queued to the current process
+        while todo:
+            seq, _, request = todo[0]
+            if self._child is None:
+                sent = 0
+                lost = self._restart()
+                if lost is not None:
+                    todo.popleft()
+                    yield Exchange(lost, request, stderr=self._last_stderr or None)
+                    continue
+            child = self._child
+            assert child is not None
+            while sent < len(todo) and sent < self.window:
+                child.queue(todo[sent][2])
+                sent += 1
+            mark = child.stderr.total
+            t0 = time.monotonic()
+            got = child.next_line(t0 + self._timeout)
+            duration = time.monotonic() - t0
+            todo.popleft()
+            sent -= 1
+            yield self._exchange(child, got, seq=seq, request=request, mark=mark, duration=duration)
+
+    def _restart(self) -> Failure | None:
+        """Start a process for the next request; the failure to blame on it if that fails."""
+        if self._failed_restarts >= MAX_FAILED_RESTARTS:
+            return Crash(
+                f"the adapter could not be restarted; gave up after {MAX_FAILED_RESTARTS} attempts"
+            )
+        started = self.start()
+        if isinstance(started, ImplementationInfo):
+            return None
+        return Crash(f"restarting the adapter failed: {_message(started)}")
+
+    def _exchange(
+        self,
+        child: ChildProcess,
+        got: _Line | Failure,
+        *,
+        seq: int,
+        request: bytes,
+        mark: int,
+        duration: float,
+    ) -> Exchange:
+        if isinstance(got, _Line):
+            reply = protocol.parse_run_response(got.data, seq)
+            if not isinstance(reply, ProtocolViolation):
+                return Exchange(reply, request, got.data, duration_s=duration)
+            stderr = child.stderr.since(mark)
+            if reply.desync:
+                self._discard()
+            return Exchange(reply, request, got.data, stderr or None, duration)
+        lost: Failure = Timeout(self._timeout) if isinstance(got, Timeout) else got
+        self._discard()
+        # The whole recent tail, not just what arrived while this case was the oldest: with
+        # requests in flight, the adapter may have logged its last words a moment earlier.
+        stderr = self._last_stderr[-_CASE_STDERR:]
+        return Exchange(_with_stderr(lost, stderr), request, None, stderr or None, duration)
+
+    def _discard(self) -> None:
+        """Kill the current process; the next run() starts a fresh one."""
+        if self._child is not None:
+            self._child.kill()
+            self._last_stderr = self._child.stderr.text()
+            self._child = None
+
+    def close(self) -> None:
+        child = self._child
+        if child is None:
+            return
+        child.send(protocol.STOP_LINE)
+        child._close_stdin()
+        if child.wait(_EXIT_GRACE) is None:
+            child.kill()
+        else:
+            child.close_pipes()
+        self._last_stderr = child.stderr.text()
+        self._child = None
+
+
+def _message(failure: Failure) -> str:
+    if isinstance(failure, Timeout):
+        return f"no handshake reply within {failure.seconds:g} s"
+    return failure.message
+
+
+class OneShotAdapter:
+    """One process per request: the request line on stdin, then EOF; one line back; exit 0."""
+
+    mode: Final = "oneshot"
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        start_timeout: float = DEFAULT_START_TIMEOUT,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> None:
+        self._argv = tuple(argv)
+        self._timeout = timeout
+        self._start_timeout = start_timeout
+        self._env = env
+        self._cwd = cwd
+        self._last_stderr = ""
+        self._spawns = 0
+        self.info: ImplementationInfo | None = None
+
+    @property
+    def command(self) -> tuple[str, ...]:
+        return self._argv
+
+    @property
+    def restarts(self) -> int:
+        return 0  # every case has its own process by design
+
+    def stderr_tail(self) -> str:
+        return self._last_stderr
+
+    def start(self) -> ImplementationInfo | Failure:
+        got, _, _ = self._once(protocol.START_LINE, self._start_timeout)
+        if isinstance(got, _Line):
+            parsed = protocol.parse_start_response(got.data)
+            if isinstance(parsed, ImplementationInfo):
+                self.info = parsed
+            return parsed
+        return got
+
+    def run(self, seq: int, case: Case) -> Exchange:
+        request = protocol.run_request_line(seq, case)
+        t0 = time.monotonic()
+        got, stderr, _ = self._once(request, self._timeout)
+        duration = time.monotonic() - t0
+        if isinstance(got, _Line):
+            reply = protocol.parse_run_response(got.data, seq)
+            return Exchange(reply, request, got.data, stderr or None, duration)
+        return Exchange(got, request, None, stderr or None, duration)
+
+    def run_batch(self, items: Iterable[tuple[int, Case]]) -> Iterator[Exchange]:
+        for seq, case in items:
+            yield self.run(seq, case)
+
+    def _once(self, request: bytes, timeout: float) -> tuple[_Line | Failure, str, int | None]:
+        self._spawns += 1
+        try:
+            child = ChildProcess(self._argv, self._env, self._cwd)
+        except OSError as exc:
+            return Crash(f"cannot start {self._argv[0]!r}: {exc}"), "", None
+        deadline = time.monotonic() + timeout
+        try:
+            got = child.exchange(request, deadline, close_stdin=True)
+            if isinstance(got, Timeout):
+                child.kill()
+                return Timeout(timeout), child.stderr.text(), None
+            if not isinstance(got, _Line):
+                child.kill()
+                stderr = child.stderr.text()
+                return _with_stderr(got, stderr), stderr, None
+            rest, rc = child.drain_until_exit(deadline)
+            stderr = child.stderr.text()
+            if rc is None:
+                child.kill()
+                return Timeout(timeout), stderr, None
+            if rc != 0:
+                return _with_stderr(Crash(describe_exit(rc), rc), stderr), stderr, rc
+            if rest.strip():
+                return (
+                    ProtocolViolation(
+                        "a one-shot adapter must write exactly one line; "
+                        f"it wrote more: {rest[:200]!r}"
+                    ),
+                    stderr,
+                    rc,
+                )
+            return got, stderr, rc
+        finally:
+            child.kill()
+            self._last_stderr = child.stderr.text()
+
+    def close(self) -> None:
+        return None

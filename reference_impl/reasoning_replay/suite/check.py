@@ -1,0 +1,162 @@
+"""``conformance check``: lint the suite against its schema, itself and SPEC.md."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from . import protocol
+from .specdoc import SpecDoc, parse_spec
+from .vectors import BUNDLE_NAME, Case, Expect, Suite, bundle_text, load_vector_dirs
+
+_SHOULD: Final = re.compile(r"\bshould\b", re.IGNORECASE)
+MAX_DESCRIPTION: Final = 149
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One defect. ``kind`` is a stable token (tests and tools filter on it)."""
+
+    kind: str
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: [{self.kind}] {self.message}"
+
+
+
+def expected_codes(expect: Expect) -> Iterator[str]:
+    """Every registry code a case expects: its rejection code, and the codes of the
+    ``diagnostics`` an expected output reports (a replay's skipped blocks, say)."""
+    if expect.code is not None:
+        yield expect.code
+    diagnostics = (expect.output or {}).get("diagnostics")
+    if isinstance(diagnostics, list):
+        for diagnostic in diagnostics:
+            if isinstance(diagnostic, Mapping) and isinstance(diagnostic.get("code"), str):
+                yield diagnostic["code"]
+
+def check_suite(conformance_dir: Path, spec_path: Path) -> tuple[tuple[Problem, ...], Suite]:
+    problems: list[Problem] = []
+    if not (conformance_dir / "VERSION").is_file():
+        problems.append(Problem("version_missing", str(conformance_dir), "no VERSION file"))
+    suite = load_vector_dirs([conformance_dir / "vectors"])
+    problems += [
+        Problem(
+            p.kind,
+            p.file + (f" [{p.case_id}]" if p.case_id else ""),
+            (f"at {p.pointer}: " if p.pointer else "") + p.message,
+        )
+        for p in suite.problems
+    ]
+    problems += lint_cases(suite.cases)
+    try:
+        spec: SpecDoc | None = parse_spec(spec_path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        problems.append(Problem("spec_missing", str(spec_path), str(exc)))
+        spec = None
+    if spec is not None:
+        problems += check_against_spec(suite.cases, spec, spec_path.name)
+    problems += check_bundle(conformance_dir / BUNDLE_NAME, suite)
+    return tuple(problems), suite
+
+
+def lint_cases(cases: Iterable[Case]) -> list[Problem]:
+    """Rules on single cases that the vector-file schema cannot express."""
+    found: list[Problem] = []
+    for case in cases:
+        where = f"{case.file} [{case.id}]"
+        if _SHOULD.search(case.description):
+            found.append(
+                Problem("description", where, "description says 'should': state what the case is")
+            )
+        if len(case.description) > MAX_DESCRIPTION:
+            found.append(Problem("description", where, "description is 150 characters or more"))
+        try:
+            protocol.decode_byte_members(case.input)
+        except protocol.ByteMemberError as exc:
+            found.append(Problem("byte_member", where, str(exc)))
+    return found
+
+
+def check_against_spec(cases: tuple[Case, ...], spec: SpecDoc, spec_name: str) -> list[Problem]:
+    found: list[Problem] = []
+    codes = spec.codes
+    if not spec.has_registry:
+        found.append(
+            Problem(
+                "registry_missing",
+                spec_name,
+                "no <!-- registry:start --> ... <!-- registry:end --> table",
+            )
+        )
+    used_codes: set[str] = set()
+    covered: set[str] = set()
+    for case in cases:
+        where = f"{case.file} [{case.id}]"
+        covered.add(case.spec)
+        if case.spec not in spec.anchors:
+            found.append(
+                Problem(
+                    "unknown_anchor", where, f"spec {case.spec!r} is not an anchor in {spec_name}"
+                )
+            )
+        for code in expected_codes(case.expect):
+            used_codes.add(code)
+            if spec.has_registry and code not in codes:
+                found.append(
+                    Problem(
+                        "unknown_code",
+                        where,
+                        f"code {code!r} is not in the {spec_name} registry",
+                    )
+                )
+    for entry in spec.registry:
+        if entry.anchor and entry.anchor not in spec.anchors:
+            found.append(
+                Problem(
+                    "registry_anchor",
+                    f"{spec_name} registry",
+                    f"code {entry.code!r} names rule {entry.anchor!r}, which is not an anchor",
+                )
+            )
+        if entry.code not in used_codes:
+            found.append(
+                Problem(
+                    "unused_code",
+                    f"{spec_name} registry",
+                    f"code {entry.code!r} is used by no vector",
+                )
+            )
+    for anchor in spec.must_rules:
+        if anchor not in covered:
+            found.append(
+                Problem(
+                    "uncovered_must",
+                    f"{spec_name} #{anchor}",
+                    f"MUST rule {anchor} is covered by no vector",
+                )
+            )
+    return found
+
+
+def check_bundle(path: Path, suite: Suite) -> list[Problem]:
+    try:
+        current = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return [Problem("bundle_missing", path.name, "no bundle: run `conformance bundle`")]
+    except OSError as exc:
+        return [Problem("bundle_missing", path.name, str(exc))]
+    if current != bundle_text(suite):
+        return [
+            Problem(
+                "bundle_stale",
+                path.name,
+                "the bundle does not match the vector files: run `conformance bundle`",
+            )
+        ]
+    return []

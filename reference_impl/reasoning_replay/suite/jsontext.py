@@ -1,0 +1,58 @@
+"""JSON text in and out, fast where possible and exact everywhere.
+
+orjson is fast but refuses integers outside 64 bits; vectors may legitimately carry such numbers,
+so every function falls back to the standard library rather than fail. NaN and Infinity are not
+JSON and are refused in both directions.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+
+
+class JSONTextError(ValueError):
+    """The bytes are not one JSON text."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise JSONTextError(f"{name} is not JSON")
+
+
+def loads(data: bytes | str) -> Any:
+    """Parse one JSON text; raises :class:`JSONTextError`."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        # orjson also refuses big integers, which are valid JSON: retry with the stdlib parser.
+        try:
+            return json.loads(data, parse_constant=_refuse_constant)
+        except (ValueError, RecursionError) as exc2:
+            raise JSONTextError(str(exc2)) from exc
+    except RecursionError as exc:  # pragma: no cover - orjson limits depth itself
+        raise JSONTextError("nesting too deep") from exc
+
+
+def dumps(value: Any) -> bytes:
+    """Compact UTF-8 JSON text (no newline)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        # Lone surrogates and big integers land here; ASCII escapes keep the text valid UTF-8.
+        return json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode()
+
+
+def dumps_str(value: Any) -> str:
+    return dumps(value).decode("utf-8", "replace")
+
+
+def dumps_pretty(value: Any) -> str:
+    """Indented text for humans and committed files; keys keep their order."""
+    text = json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: only escapes can carry them
+        text = json.dumps(value, ensure_ascii=True, indent=2, allow_nan=False)
+    return text

@@ -1,0 +1,544 @@
+"""Run reports: JSON (schema'd), JUnit XML, TAP 14, Markdown and the terminal report.
+
+All writers are pure functions from a :class:`RunResult` to text; only :func:`write_report`
+touches the file system.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+import xml.etree.ElementTree as ET
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+
+from . import PROTOCOL_VERSION, RUNNER_NAME, jsontext, runner_version
+from .compare import ABSENT
+from .outcomes import UNEXPECTED, Outcome
+from .runner import CaseResult, RunResult, handshake_message
+
+REPORT_FORMAT: Final = 1
+FORMATS: Final = ("json", "junit", "tap", "markdown")
+_CLIP: Final = 64 * 1024  # request/response/stderr kept per case in reports
+_TERMINAL_CLIP: Final = 2000
+MISCONFIGURED_SHARE: Final = 0.9
+# JUnit has three non-pass states; each outcome maps onto one of them.
+_JUNIT_FAILURE: Final = frozenset(
+    {
+        Outcome.FAIL,
+        Outcome.WRONG_CODE,
+        Outcome.MISSED_REJECTION,
+        Outcome.FALSE_REJECTION,
+        Outcome.XPASS,
+    }
+)
+_JUNIT_ERROR: Final = frozenset({Outcome.ADAPTER_ERROR, Outcome.CRASH, Outcome.TIMEOUT})
+
+
+@dataclass(frozen=True, slots=True)
+class Repro:
+    """How this run was invoked, to print one-line commands that rerun a single case."""
+
+    impl: str | None = None  # the --impl string; None for the in-process reference
+    oneshot: bool = False
+    vectors: tuple[str, ...] = ()
+    timeout: float | None = None
+
+    def run_command(self, case_id: str) -> str:
+        parts = ["conformance", "run"]
+        if self.impl is not None:
+            parts += ["--impl", self.impl]
+        if self.oneshot:
+            parts.append("--oneshot")
+        if self.timeout is not None:
+            parts += ["--timeout", f"{self.timeout:g}"]
+        for v in self.vectors:
+            parts += ["--vectors", v]
+        parts += ["-k", case_id]
+        return shlex.join(parts)
+
+    def request_command(self, case_id: str) -> str:
+        parts = ["conformance", "request", case_id]
+        for v in self.vectors:
+            parts += ["--vectors", v]
+        target = self.impl if self.impl is not None else "python -m reasoning_replay.adapter"
+        oneshot = "" if self.impl is not None else " --oneshot"
+        return f"{shlex.join(parts)} | {target}{oneshot}"
+
+
+def _clip(text: str, limit: int = _CLIP) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"... [{len(text) - limit} more characters]"
+
+
+def _line_text(data: bytes | None) -> str | None:
+    return None if data is None else data.decode("utf-8", "replace")
+
+
+def case_detail(r: CaseResult, *, clip: int = _CLIP) -> dict[str, Any] | None:
+    """The ``detail`` object of a case in the JSON report (also used by TAP and Markdown)."""
+    v = r.verdict
+    if v.detail is None and v.underlying is None:
+        return None
+    d = v.detail
+    doc: dict[str, Any] = {"message": d.message if d else str(v.outcome)}
+    if v.underlying is not None:
+        doc["underlying"] = str(v.underlying)
+    if d is not None:
+        if d.mismatch is not None:
+            doc["pointer"] = d.mismatch.pointer
+            if d.mismatch.expected is not ABSENT:
+                doc["expected"] = d.mismatch.expected
+            if d.mismatch.actual is not ABSENT:
+                doc["actual"] = d.mismatch.actual
+        if d.expected_code is not None:
+            doc["expected_code"] = d.expected_code
+        if d.actual_code is not None:
+            doc["actual_code"] = d.actual_code
+        if d.traceback:
+            doc["traceback"] = _clip(d.traceback, clip)
+    if r.outcome is not Outcome.SKIPPED:
+        doc["request"] = _clip(r.request_line().decode("utf-8", "replace"), clip)
+        response = _line_text(r.response)
+        if response is not None:
+            doc["response"] = _clip(response, clip)
+    if r.stderr:
+        doc["stderr"] = _clip(r.stderr, clip)
+    return doc
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON
+
+
+def json_report(run: RunResult) -> dict[str, Any]:
+    cases = []
+    for r in run.results:
+        c: dict[str, Any] = {
+            "id": r.case.id,
+            "operation": r.case.operation,
+            "spec": r.case.spec,
+            "level": r.case.level,
+            "outcome": str(r.outcome),
+            "unexpected": r.unexpected,
+            "duration_s": round(r.duration_s, 6),
+        }
+        detail = case_detail(r)
+        if detail is not None:
+            c["detail"] = detail
+        if r.entry is not None:
+            c["expectation"] = r.entry.to_document()
+        cases.append(c)
+    doc: dict[str, Any] = {
+        "report_format": REPORT_FORMAT,
+        "runner": {"name": RUNNER_NAME, "version": runner_version()},
+        "suite": {
+            "version": run.suite.version,
+            "sha256": run.suite.sha256,
+            "cases": len(run.suite.cases),
+        },
+        "protocol": None if run.mode == "in-process" else PROTOCOL_VERSION,
+        "mode": run.mode,
+    }
+    if run.command is not None:
+        doc["command"] = list(run.command)
+    doc["implementation"] = run.info.to_document() if run.info is not None else None
+    if run.handshake_failure is not None:
+        doc["handshake_error"] = handshake_message(run.handshake_failure)
+    doc |= {
+        "started": run.started.isoformat().replace("+00:00", "Z"),
+        "duration_s": round(run.duration_s, 6),
+        "restarts": run.restarts,
+        "totals": {str(k): n for k, n in run.totals().items()},
+        "unexpected": len(run.unexpected),
+        "cases": cases,
+        "stale_expectations": [
+            {"id": s.id, "problem": s.problem, **({"cases": list(s.cases)} if s.cases else {})}
+            for s in run.stale
+        ],
+    }
+    return doc
+
+
+# ---------------------------------------------------------------------------------------------
+# JUnit XML
+
+# XML 1.0 cannot hold most control characters, even escaped; adapters can print anything.
+_XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _x(text: str) -> str:
+    return _XML_BAD.sub("\ufffd", text)
+
+
+class _Dumper(yaml.SafeDumper):
+    """Multi-line strings (tracebacks, stderr) as literal blocks, readable in every report."""
+
+
+def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str_representer)
+
+
+def _yaml(value: Any) -> str:
+    return yaml.dump(value, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=120)
+
+
+def _detail_text(r: CaseResult) -> str:
+    detail = case_detail(r)
+    if detail is None:
+        return ""
+    return _yaml(detail)
+
+
+def junit_xml(run: RunResult) -> str:
+    by_op: dict[str, list[CaseResult]] = {}
+    for r in run.results:
+        by_op.setdefault(r.case.operation, []).append(r)
+    root = ET.Element("testsuites", name="reasoning-replay conformance")
+    totals: Counter[str] = Counter()
+    for op, results in sorted(by_op.items()):
+        suite = ET.SubElement(root, "testsuite", name=op)
+        props = ET.SubElement(suite, "properties")
+        for name, value in _run_properties(run):
+            ET.SubElement(props, "property", name=name, value=_x(value))
+        counts: Counter[str] = Counter()
+        for r in results:
+            tc = ET.SubElement(
+                suite,
+                "testcase",
+                classname=f"conformance.{op}",
+                name=r.case.id,
+                time=f"{r.duration_s:.6f}",
+            )
+            message = _x(r.verdict.detail.message if r.verdict.detail else str(r.outcome))
+            text = _x(_detail_text(r))
+            if r.outcome in _JUNIT_FAILURE:
+                el = ET.SubElement(tc, "failure", type=str(r.outcome), message=message)
+                el.text = text
+                counts["failures"] += 1
+            elif r.outcome in _JUNIT_ERROR:
+                el = ET.SubElement(tc, "error", type=str(r.outcome), message=message)
+                el.text = text
+                counts["errors"] += 1
+            elif r.outcome in (Outcome.SKIPPED, Outcome.XFAIL):
+                label = "xfail: " if r.outcome is Outcome.XFAIL else ""
+                ET.SubElement(tc, "skipped", message=label + message)
+                counts["skipped"] += 1
+        suite.set("tests", str(len(results)))
+        for key in ("failures", "errors", "skipped"):
+            suite.set(key, str(counts[key]))
+        suite.set("time", f"{sum(r.duration_s for r in results):.6f}")
+        totals.update(counts)
+        totals["tests"] += len(results)
+    for key in ("tests", "failures", "errors", "skipped"):
+        root.set(key, str(totals[key]))
+    root.set("time", f"{run.duration_s:.6f}")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _run_properties(run: RunResult) -> list[tuple[str, str]]:
+    props = [
+        ("suite.version", run.suite.version),
+        ("suite.sha256", run.suite.sha256),
+        ("mode", run.mode),
+    ]
+    if run.info is not None:
+        props.append(("implementation", run.info.label()))
+    if run.handshake_failure is not None:
+        props.append(("handshake_error", handshake_message(run.handshake_failure)))
+    return props
+
+
+# ---------------------------------------------------------------------------------------------
+# TAP version 14
+
+
+def _tap_safe(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("#", "\\#").replace("\n", " ")
+
+
+def tap_text(run: RunResult) -> str:
+    lines = ["TAP version 14", f"1..{len(run.results)}"]
+    if run.info is not None:
+        lines.insert(1, f"# implementation: {run.info.label()}")
+    for n, r in enumerate(run.results, start=1):
+        name = f"{n} - {_tap_safe(r.case.id)}"
+        message = r.verdict.detail.message if r.verdict.detail else ""
+        if r.outcome is Outcome.PASS:
+            lines.append(f"ok {name}")
+            continue
+        if r.outcome is Outcome.SKIPPED:
+            lines.append(f"ok {name} # SKIP {_tap_safe(message)}")
+            continue
+        if r.outcome is Outcome.XFAIL:
+            reason = r.entry.reason if r.entry is not None else message
+            lines.append(f"not ok {name} # TODO {_tap_safe(reason)}")
+        else:
+            lines.append(f"not ok {name}")
+        diag = {"outcome": str(r.outcome), "spec": r.case.spec, "level": r.case.level}
+        diag |= case_detail(r) or {}
+        block = _yaml(diag)
+        lines.append("  ---")
+        lines.extend("  " + ln for ln in block.splitlines())
+        lines.append("  ...")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Markdown (for $GITHUB_STEP_SUMMARY)
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _fence(text: str, lang: str = "") -> str:
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return f"{ticks}{lang}\n{text}\n{ticks}"
+
+
+def summary_rows(run: RunResult) -> tuple[list[Outcome], list[tuple[str, Counter[Outcome]]]]:
+    """Outcomes that occur (in canonical order) and per-operation counts."""
+    per_op: dict[str, Counter[Outcome]] = {}
+    for r in run.results:
+        per_op.setdefault(r.case.operation, Counter())[r.outcome] += 1
+    seen = {o for c in per_op.values() for o in c}
+    columns = [o for o in Outcome if o in seen]
+    return columns, sorted(per_op.items())
+
+
+def _verdict_line(run: RunResult) -> str:
+    totals = run.totals()
+    unexpected = len(run.unexpected)
+    parts = [f"{totals[Outcome.PASS]} passed"]
+    for o in (Outcome.SKIPPED, Outcome.XFAIL):
+        if totals[o]:
+            parts.append(f"{totals[o]} {o}")
+    parts.append(f"{unexpected} unexpected")
+    if run.stale_fails:
+        parts.append(f"{len(run.stale_fails)} stale expectations")
+    status = "PASSED" if run.ok else "FAILED"
+    return f"{status}: " + ", ".join(parts) + f" ({len(run.results)} cases, {run.duration_s:.2f} s)"
+
+
+def markdown_text(run: RunResult, repro: Repro | None = None) -> str:
+    repro = repro or Repro()
+    who = run.info.label() if run.info is not None else "unknown implementation"
+    out = [
+        f"## reasoning-replay conformance: {_md(who)}",
+        "",
+        f"Suite {run.suite.version} (`{run.suite.sha256[:12]}`), mode {run.mode}. "
+        f"**{_verdict_line(run)}**",
+        "",
+    ]
+    if run.handshake_failure is not None:
+        out += [f"> Handshake failed: {_md(handshake_message(run.handshake_failure))}", ""]
+    columns, rows = summary_rows(run)
+    out.append("| operation | " + " | ".join(str(c) for c in columns) + " | total |")
+    out.append("| --- |" + " ---: |" * (len(columns) + 1))
+    for op, counts in rows:
+        cells = " | ".join(str(counts.get(c, 0)) for c in columns)
+        out.append(f"| `{op}` | {cells} | {sum(counts.values())} |")
+    out.append("")
+    unexpected = run.unexpected
+    if unexpected:
+        out += [f"### Unexpected results ({len(unexpected)})", ""]
+        for r in unexpected[:100]:
+            msg = r.verdict.detail.message if r.verdict.detail else ""
+            out.append(
+                f"<details><summary><code>{_html(r.case.id)}</code>: {r.outcome} "
+                f"({r.case.spec}, {r.case.level}): {_html(msg[:200])}</summary>"
+            )
+            out.append("")
+            detail = case_detail(r, clip=_TERMINAL_CLIP) or {}
+            out.append(
+                _fence(
+                    _yaml(detail).rstrip(),
+                    "yaml",
+                )
+            )
+            out.append("")
+            out.append(_fence(repro.run_command(r.case.id), "sh"))
+            out += ["", "</details>", ""]
+        if len(unexpected) > 100:
+            out += [f"... and {len(unexpected) - 100} more (see the JSON report).", ""]
+    if run.stale:
+        out += ["### Stale expectations", ""]
+        out += [f"- {_md(s.describe())}" for s in run.stale]
+        out.append("")
+    return "\n".join(out)
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# ---------------------------------------------------------------------------------------------
+# Terminal
+
+
+def failure_key(r: CaseResult) -> tuple[str, str, str]:
+    """(operation, outcome, code signature): failures sharing a key usually share a cause."""
+    d = r.verdict.detail
+    code = ""
+    if d is not None:
+        if d.expected_code and d.actual_code:
+            code = f"expected {d.expected_code}, got {d.actual_code}"
+        elif d.actual_code:
+            code = f"got {d.actual_code}"
+        elif d.expected_code:
+            code = f"expected {d.expected_code}"
+    return (r.case.operation, str(r.outcome), code)
+
+
+def triage(results: Sequence[CaseResult]) -> list[tuple[tuple[str, str, str], list[CaseResult]]]:
+    groups: dict[tuple[str, str, str], list[CaseResult]] = {}
+    for r in results:
+        groups.setdefault(failure_key(r), []).append(r)
+    return sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+
+
+def nearly_all_failed(run: RunResult) -> bool:
+    ran = [r for r in run.results if r.outcome is not Outcome.SKIPPED]
+    bad = sum(1 for r in ran if r.outcome in UNEXPECTED)
+    return len(ran) >= 3 and bad >= MISCONFIGURED_SHARE * len(ran)
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    body = [list(header), *(list(r) for r in rows)]
+    widths = [max(len(row[i]) for row in body) for i in range(len(header))]
+    return [
+        "  ".join(
+            cell.ljust(w) if i == 0 else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in body
+    ]
+
+
+def _indent(text: str, prefix: str = "      ") -> str:
+    return "\n".join(prefix + ln for ln in text.splitlines())
+
+
+def failure_block(r: CaseResult, repro: Repro) -> list[str]:
+    d = r.verdict.detail
+    out = [f"{str(r.outcome).upper()} {r.case.id}  [{r.case.spec}, {r.case.level}]"]
+    if d is not None:
+        out.append(f"  {d.message}")
+        if d.mismatch is not None:
+            m = d.mismatch
+            exp = "<absent>" if m.expected is ABSENT else jsontext.dumps_str(m.expected)
+            act = "<absent>" if m.actual is ABSENT else jsontext.dumps_str(m.actual)
+            out.append(f"  at {m.pointer or '/'}:")
+            out.append(f"    expected: {_clip(exp, _TERMINAL_CLIP)}")
+            out.append(f"    actual:   {_clip(act, _TERMINAL_CLIP)}")
+        if d.traceback:
+            out.append("  traceback:")
+            out.append(_indent(_clip(d.traceback, _TERMINAL_CLIP)))
+    out.append(f"  request:  {_clip(r.request_line().decode('utf-8', 'replace'), _TERMINAL_CLIP)}")
+    response = _line_text(r.response)
+    if response is not None:
+        out.append(f"  response: {_clip(response, _TERMINAL_CLIP)}")
+    if r.stderr:
+        out.append("  stderr (tail):")
+        out.append(_indent(r.stderr[-_TERMINAL_CLIP:]))
+    out.append(f"  rerun:    {repro.run_command(r.case.id)}")
+    out.append(f"  by hand:  {repro.request_command(r.case.id)}")
+    return out
+
+
+def terminal_text(run: RunResult, repro: Repro, *, verbosity: int = 0, limit: int = 20) -> str:
+    out: list[str] = []
+    if verbosity >= 0:
+        who = run.info.label() if run.info is not None else "(no handshake)"
+        cmd = f": {shlex.join(run.command)}" if run.command else ""
+        out.append(f"implementation: {who} [{run.mode}{cmd}]")
+        out.append(
+            f"suite: {run.suite.version} sha256 {run.suite.sha256[:12]}; "
+            f"{len(run.results)} of {len(run.suite.cases)} cases selected"
+        )
+        if run.handshake_failure is not None:
+            out.append(f"handshake failed: {handshake_message(run.handshake_failure)}")
+        if run.restarts:
+            out.append(f"the adapter was restarted {run.restarts} time(s)")
+        out.append("")
+        columns, rows = summary_rows(run)
+        table_rows = [
+            [op, *(str(c.get(col, 0)) for col in columns), str(sum(c.values()))] for op, c in rows
+        ]
+        totals = run.totals()
+        table_rows.append(["TOTAL", *(str(totals[col]) for col in columns), str(len(run.results))])
+        out += _table(["operation", *(str(c) for c in columns), "total"], table_rows)
+        out.append("")
+    unexpected = run.unexpected
+    if unexpected and verbosity >= 0:
+        if nearly_all_failed(run):
+            first = unexpected[0]
+            msg = first.verdict.detail.message if first.verdict.detail else str(first.outcome)
+            out.append(
+                f"nearly everything failed ({len(unexpected)} of {len(run.results)} cases): "
+                "the adapter is likely misconfigured. First error:"
+            )
+            out.append(f"  {first.case.id}: {first.outcome}: {msg}")
+            if first.stderr:
+                out.append(_indent(first.stderr[-_TERMINAL_CLIP:], "  | "))
+            out.append("")
+        out.append(f"unexpected results by cause ({len(unexpected)}):")
+        for (op, outcome, code), members in triage(unexpected):
+            sig = f" ({code})" if code else ""
+            out.append(f"  {len(members):5d} x {op} {outcome}{sig}  e.g. {members[0].case.id}")
+        out.append("")
+        shown = unexpected if verbosity > 0 else unexpected[:limit]
+        for r in shown:
+            out += failure_block(r, repro)
+            out.append("")
+        if len(shown) < len(unexpected):
+            out.append(
+                f"... {len(unexpected) - len(shown)} more unexpected results "
+                "(use -v, or --report json:FILE)"
+            )
+            out.append("")
+    if run.stale and verbosity >= 0:
+        out.append("stale expectations:")
+        out += [f"  {s.describe()}" for s in run.stale]
+        out.append("")
+    out.append(_verdict_line(run))
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def render(fmt: str, run: RunResult, repro: Repro) -> str:
+    if fmt == "json":
+        return jsontext.dumps_pretty(json_report(run)) + "\n"
+    if fmt == "junit":
+        return junit_xml(run)
+    if fmt == "tap":
+        return tap_text(run)
+    if fmt == "markdown":
+        return markdown_text(run, repro)
+    raise ValueError(f"unknown report format {fmt!r}; choose from {', '.join(FORMATS)}")
+
+
+def write_report(fmt: str, path: Path, run: RunResult, repro: Repro) -> None:
+    text = render(fmt, run, repro)
+    if str(path) == "-":
+        sys.stdout.write(text)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")

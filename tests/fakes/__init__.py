@@ -1,0 +1,1 @@
+"""Fake adapter programs and a small fixture suite for the conformance runner's tests."""

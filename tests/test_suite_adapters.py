@@ -1,0 +1,233 @@
+"""Hostile adapter programs: every failure costs exactly one case and the run continues."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from fakes.suite_fixture import case, fake_argv, write_suite
+from reasoning_replay.suite.adapter_process import (
+    MAX_FAILED_RESTARTS,
+    OneShotAdapter,
+    PersistentAdapter,
+    StderrTail,
+)
+from reasoning_replay.suite.outcomes import Outcome
+from reasoning_replay.suite.protocol import Crash, ImplementationInfo, ProtocolViolation, Timeout
+from reasoning_replay.suite.runner import RunResult, run_cases
+from reasoning_replay.suite.vectors import Suite, load_vector_dirs
+
+
+def suite_of(tmp_path: Path, *cases: dict[str, Any]) -> Suite:
+    conf = write_suite(tmp_path, {"a.yaml": list(cases)})
+    return load_vector_dirs([conf / "vectors"])
+
+
+def run(impl: Any, suite: Suite) -> RunResult:
+    return run_cases(impl, suite, suite.cases)
+
+
+def outcomes(result: RunResult) -> list[tuple[str, Outcome]]:
+    return [(r.case.id, r.outcome) for r in result.results]
+
+
+def starts(log: Path) -> int:
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def test_crash_mid_run_blames_one_case_and_restarts_with_handshake(tmp_path: Path) -> None:
+    log = tmp_path / "starts.log"
+    suite = suite_of(tmp_path, case("h/before"), case("h/crash"), case("h/next", value=[1]))
+    result = run(PersistentAdapter(fake_argv("--log-starts", str(log))), suite)
+    assert outcomes(result) == [
+        ("h/before", Outcome.PASS),
+        ("h/crash", Outcome.CRASH),
+        ("h/next", Outcome.PASS),
+    ]
+    crashed = result.results[1]
+    assert crashed.stderr is not None and "crashed on purpose" in crashed.stderr
+    assert crashed.verdict.detail is not None and "status 3" in crashed.verdict.detail.message
+    assert result.restarts == 1 and starts(log) == 2
+
+
+def test_hang_times_out_then_the_run_continues(tmp_path: Path) -> None:
+    suite = suite_of(tmp_path, case("h/hang"), case("h/next"))
+    result = run(PersistentAdapter(fake_argv(), timeout=0.5), suite)
+    assert outcomes(result) == [("h/hang", Outcome.TIMEOUT), ("h/next", Outcome.PASS)]
+    assert result.results[0].duration_s < 3
+
+
+def test_garbage_line_is_an_adapter_error_and_the_stream_is_resynchronised(
+    tmp_path: Path,
+) -> None:
+    suite = suite_of(tmp_path, case("h/garbage"), case("h/chatty"), case("h/next"))
+    result = run(PersistentAdapter(fake_argv()), suite)
+    assert outcomes(result) == [
+        ("h/garbage", Outcome.ADAPTER_ERROR),
+        ("h/chatty", Outcome.ADAPTER_ERROR),
+        ("h/next", Outcome.PASS),
+    ]
+    detail = result.results[1].verdict.detail
+    assert detail is not None and "stdout must carry only protocol lines" in detail.message
+    assert result.results[1].response == b"debug: handling a request"
+
+
+def test_wrong_seq_is_an_adapter_error(tmp_path: Path) -> None:
+    suite = suite_of(tmp_path, case("h/wrong-seq"), case("h/next"))
+    result = run(PersistentAdapter(fake_argv()), suite)
+    assert outcomes(result) == [("h/wrong-seq", Outcome.ADAPTER_ERROR), ("h/next", Outcome.PASS)]
+    detail = result.results[0].verdict.detail
+    assert detail is not None and "expected 1" in detail.message
+
+
+def test_schema_invalid_reply_shows_the_schema_error(tmp_path: Path) -> None:
+    suite = suite_of(tmp_path, case("h/invalid"), case("h/next"))
+    result = run(PersistentAdapter(fake_argv()), suite)
+    assert outcomes(result) == [("h/invalid", Outcome.ADAPTER_ERROR), ("h/next", Outcome.PASS)]
+    detail = result.results[0].verdict.detail
+    assert detail is not None and "/output" in detail.message and "object" in detail.message
+    assert result.restarts == 0  # still in step: no restart needed
+
+
+def test_error_and_skipped_replies(tmp_path: Path) -> None:
+    suite = suite_of(tmp_path, case("h/error"), case("h/skip"))
+    result = run(PersistentAdapter(fake_argv()), suite)
+    assert outcomes(result) == [("h/error", Outcome.ADAPTER_ERROR), ("h/skip", Outcome.SKIPPED)]
+    detail = result.results[0].verdict.detail
+    assert detail is not None and detail.traceback == "tb line"
+
+
+def test_huge_reply_line_is_capped(tmp_path: Path) -> None:
+    suite = suite_of(tmp_path, case("h/huge"), case("h/next"))
+    result = run(PersistentAdapter(fake_argv(), timeout=10), suite)
+    assert outcomes(result) == [("h/huge", Outcome.ADAPTER_ERROR), ("h/next", Outcome.PASS)]
+    detail = result.results[0].verdict.detail
+    assert detail is not None and "longer than" in detail.message
+
+
+def test_stderr_flood_does_not_deadlock(tmp_path: Path) -> None:
+    suite = suite_of(tmp_path, case("h/flood"), case("h/next"))
+    result = run(PersistentAdapter(fake_argv(), timeout=10), suite)
+    assert outcomes(result) == [("h/flood", Outcome.PASS), ("h/next", Outcome.PASS)]
+
+
+def test_stderr_tail_keeps_only_the_end() -> None:
+    tail = StderrTail(keep=10)
+    for _ in range(100):
+        tail.append(b"0123456789")
+    tail.append(b"END")
+    assert tail.text().endswith("789END") and len(tail.text()) < 40
+    mark = tail.total
+    tail.append(b"new")
+    assert tail.since(mark) == "new"
+
+
+def test_crash_on_start_is_reported_and_gives_up_quickly(tmp_path: Path) -> None:
+    log = tmp_path / "starts.log"
+    suite = suite_of(tmp_path, *(case(f"h/c{i}") for i in range(10)))
+    impl = PersistentAdapter(fake_argv("--crash-on-start", "--log-starts", str(log)))
+    result = run(impl, suite)
+    assert isinstance(result.handshake_failure, Crash)
+    assert "missing configuration file" in result.handshake_failure.message
+    assert {o for _, o in outcomes(result)} == {Outcome.CRASH}
+    assert starts(log) == MAX_FAILED_RESTARTS  # then it stops spawning
+
+
+def test_hang_on_start_is_a_handshake_timeout() -> None:
+    impl = PersistentAdapter(fake_argv("--hang-on-start"), start_timeout=0.5)
+    assert isinstance(impl.start(), Timeout)
+    impl.close()
+
+
+def test_invalid_handshake_is_a_protocol_violation(tmp_path: Path) -> None:
+    got = PersistentAdapter(fake_argv("--bad-handshake")).start()
+    assert isinstance(got, ProtocolViolation) and "version" in got.message
+
+
+def test_unflushed_replies_time_out() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    impl = PersistentAdapter(fake_argv("--no-flush"), start_timeout=0.5, env=env)
+    assert isinstance(impl.start(), Timeout)
+    impl.close()
+
+
+def test_always_reject_is_never_a_crash(tmp_path: Path) -> None:
+    suite = suite_of(tmp_path, case("h/ok"), case("h/rej", reject="bad_value"))
+    result = run(PersistentAdapter(fake_argv("--always-reject", "other_code")), suite)
+    assert outcomes(result) == [("h/ok", Outcome.FALSE_REJECTION), ("h/rej", Outcome.WRONG_CODE)]
+
+
+def test_operations_missing_from_the_handshake_are_skipped(tmp_path: Path) -> None:
+    suite = suite_of(tmp_path, case("h/a"), case("h/b", operation="plan"))
+    result = run(PersistentAdapter(fake_argv("--ops", "echo")), suite)
+    assert outcomes(result) == [("h/a", Outcome.PASS), ("h/b", Outcome.SKIPPED)]
+
+
+def test_oneshot_mode_runs_one_process_per_case(tmp_path: Path) -> None:
+    log = tmp_path / "starts.log"
+    suite = suite_of(
+        tmp_path,
+        case("o/a"),
+        case("o/r", reject="bad_value"),
+        case("o/crash"),
+        case("o/garbage"),
+        case("o/next"),
+    )
+    impl = OneShotAdapter(fake_argv("--oneshot", "--log-starts", str(log)))
+    result = run(impl, suite)
+    assert isinstance(result.info, ImplementationInfo) and result.info.name == "fake"
+    assert outcomes(result) == [
+        ("o/a", Outcome.PASS),
+        ("o/r", Outcome.PASS),
+        ("o/crash", Outcome.CRASH),
+        ("o/garbage", Outcome.ADAPTER_ERROR),
+        ("o/next", Outcome.PASS),
+    ]
+    assert starts(log) == 6  # the metadata probe plus one per case
+
+
+def test_oneshot_hang_is_killed_at_the_timeout(tmp_path: Path) -> None:
+    suite = suite_of(tmp_path, case("o/hang"), case("o/ok"))
+    result = run(OneShotAdapter(fake_argv("--oneshot"), timeout=0.5), suite)
+    assert outcomes(result) == [("o/hang", Outcome.TIMEOUT), ("o/ok", Outcome.PASS)]
+
+
+def test_oneshot_metadata_probe_failure_tries_every_case(tmp_path: Path) -> None:
+    suite = suite_of(tmp_path, case("o/a"))
+    result = run(OneShotAdapter(fake_argv("--crash-on-start")), suite)
+    assert result.handshake_failure is not None
+    assert outcomes(result) == [("o/a", Outcome.CRASH)]
+
+
+def test_missing_program_is_a_crash_not_an_exception(tmp_path: Path) -> None:
+    suite = suite_of(tmp_path, case("o/a"))
+    result = run(PersistentAdapter([str(tmp_path / "no-such-adapter")]), suite)
+    assert outcomes(result) == [("o/a", Outcome.CRASH)]
+    assert result.handshake_failure is not None
+
+
+def test_persistent_mode_is_fast_enough(tmp_path: Path) -> None:
+    """Requests are pipelined: a quick adapter is not held to one pipe round trip per case."""
+    suite = suite_of(tmp_path, *(case(f"p/{i}", value=i) for i in range(2000)))
+    impl = PersistentAdapter(fake_argv())
+    assert not isinstance(impl.start(), Crash)
+    t0 = time.perf_counter()
+    results = list(impl.run_batch(enumerate(suite.cases, start=1)))
+    elapsed = time.perf_counter() - t0
+    impl.close()
+    assert len(results) == 2000
+    assert all(not isinstance(r.reply, (Crash, Timeout, ProtocolViolation)) for r in results)
+    assert elapsed < 2.0  # ~0.15 s on a laptop; generous for loaded CI machines
+
+
+def test_crash_inside_a_pipelined_batch_resends_the_rest(tmp_path: Path) -> None:
+    cases = [case(f"b/{i}") for i in range(50)]
+    cases[20] = case("b/crash")
+    cases[35] = case("b/hang")
+    suite = suite_of(tmp_path, *cases)
+    result = run(PersistentAdapter(fake_argv(), timeout=0.5), suite)
+    bad = {cid: o for cid, o in outcomes(result) if o is not Outcome.PASS}
+    assert bad == {"b/crash": Outcome.CRASH, "b/hang": Outcome.TIMEOUT}
+    assert [r.seq for r in result.results] == list(range(1, 51))

@@ -1,0 +1,170 @@
+"""The ``conformance`` command line: subcommands, exit statuses and files written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes.fake_dispatch import fake_dispatch
+from fakes.suite_fixture import case, fake_cmd, write_suite
+from reasoning_replay.suite import inprocess, schemas
+from reasoning_replay.suite.cli import main
+
+
+@pytest.fixture(autouse=True)
+def fake_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The in-process default runs the fake dispatch, not the real reference."""
+    monkeypatch.setattr(inprocess, "reference_dispatch", lambda: (fake_dispatch, ("echo",)))
+
+
+def vectors(tmp_path: Path, *cases: dict[str, Any]) -> str:
+    conf = write_suite(tmp_path, {"a.yaml": list(cases) or [case("c/a"), case("c/b", value=2)]})
+    return str(conf / "vectors")
+
+
+def test_run_in_process_passes_with_exit_0(tmp_path: Path, capsys: Any) -> None:
+    assert main(["run", "--vectors", vectors(tmp_path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "PASSED: 2 passed" in out and "reasoning-replay-reference" in out
+
+
+def test_run_with_failures_exits_1_and_writes_reports(tmp_path: Path, capsys: Any) -> None:
+    v = vectors(tmp_path, case("c/ok"), case("c/bad", value="wrong"))
+    reports = [f"{fmt}:{tmp_path / ('r.' + fmt)}" for fmt in ("json", "junit", "tap", "markdown")]
+    argv = ["run", "--vectors", v]
+    for r in reports:
+        argv += ["--report", r]
+    assert main(argv) == 1
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert schemas.errors(schemas.REPORT, doc) == () and doc["unexpected"] == 1
+    for fmt in ("junit", "tap", "markdown"):
+        assert (tmp_path / f"r.{fmt}").stat().st_size > 0
+    assert "FAIL c/bad" in capsys.readouterr().out
+
+
+def test_run_selection_and_usage_errors(tmp_path: Path, capsys: Any) -> None:
+    v = vectors(tmp_path, case("c/ok"), case("c/bad", value="wrong"))
+    assert main(["run", "--vectors", v, "-k", "c/ok"]) == 0
+    assert main(["run", "--vectors", v, "-k", "nothing-matches"]) == 2
+    assert main(["run", "--vectors", v, "--report", "pdf:x"]) == 2
+    assert main(["run", "--vectors", v, "--oneshot"]) == 2
+    assert "no case matches" in capsys.readouterr().err
+
+
+def test_run_refuses_an_invalid_suite(tmp_path: Path, capsys: Any) -> None:
+    bad = case("c/x")
+    del bad["description"]
+    assert main(["run", "--vectors", vectors(tmp_path, bad)]) == 2
+    assert "conformance check" in capsys.readouterr().err
+
+
+def test_update_expectations_then_rerun_is_green(tmp_path: Path, capsys: Any) -> None:
+    v = vectors(tmp_path, case("c/ok"), case("c/bad", value="wrong"))
+    exp = tmp_path / "exp.yaml"
+    assert (
+        main(
+            [
+                "run",
+                "--vectors",
+                v,
+                "--update-expectations",
+                str(exp),
+                "--reason",
+                "tracked in issue 7",
+            ]
+        )
+        == 1
+    )
+    text = exp.read_text()
+    assert "c/bad" in text and "tracked in issue 7" in text
+    assert main(["run", "--vectors", v, "--expectations", str(exp)]) == 0
+    assert "1 xfail" in capsys.readouterr().out
+
+
+def test_stale_expectation_fails_the_run(tmp_path: Path, capsys: Any) -> None:
+    v = vectors(tmp_path)
+    exp = tmp_path / "exp.yaml"
+    exp.write_text("entries:\n  - {id: c/renamed-away, state: xfail, reason: r}\n")
+    assert main(["run", "--vectors", v, "--expectations", str(exp)]) == 1
+    assert "matches no case" in capsys.readouterr().out
+
+
+def test_run_external_adapter(tmp_path: Path, capsys: Any) -> None:
+    v = vectors(tmp_path, case("c/ok"), case("c/crash"), case("c/next"))
+    assert main(["run", "--vectors", v, "--impl", fake_cmd()]) == 1
+    out = capsys.readouterr().out
+    assert "CRASH c/crash" in out and "2 passed" in out
+    assert f"conformance run --impl '{fake_cmd()}'" in out
+
+
+def test_list_prints_ids_with_operation_level_and_tags(tmp_path: Path, capsys: Any) -> None:
+    v = vectors(tmp_path, case("c/a", tags=["t"]), case("c/b", level="SHOULD"))
+    assert main(["list", "--vectors", v, "--level", "SHOULD"]) == 0
+    assert capsys.readouterr().out == "c/b\techo\tSHOULD\tX1\t\n"
+
+
+def test_request_prints_the_exact_line_and_resolves_aliases(tmp_path: Path, capsys: Any) -> None:
+    v = vectors(tmp_path, case("c/new", aliases=["c/old"], value="v"))
+    assert main(["request", "c/old", "--vectors", v]) == 0
+    line = capsys.readouterr().out
+    assert line.endswith("\n") and json.loads(line) == {
+        "cmd": "run",
+        "seq": 1,
+        "id": "c/new",
+        "operation": "echo",
+        "input": {"value": "v"},
+    }
+    assert main(["request", "c/nwe", "--vectors", v]) == 2
+    assert "did you mean c/new" in capsys.readouterr().err
+
+
+def test_bundle_then_check(tmp_path: Path, capsys: Any) -> None:
+    conf = write_suite(
+        tmp_path,
+        {
+            "a.yaml": [
+                case("x/a", spec="X1"),
+                case("x/b", reject="bad_value", spec="X2"),
+                case("x/c", reject="other_code", spec="X2"),
+            ]
+        },
+    )
+    assert main(["check", "--suite", str(conf)]) == 1
+    assert "bundle_missing" in capsys.readouterr().out
+    assert main(["bundle", "--suite", str(conf)]) == 0
+    assert (conf / "vectors.bundle.json").is_file()
+    assert main(["check", "--suite", str(conf)]) == 0
+    assert "ok: 3 cases" in capsys.readouterr().out
+
+
+def test_smoke_good_adapter(tmp_path: Path, capsys: Any) -> None:
+    v = vectors(tmp_path, case("c/a"), case("c/p", operation="plan"))
+    assert main(["smoke", "--vectors", v, "--impl", fake_cmd()]) == 0
+    out = capsys.readouterr().out
+    assert "handshake: fake 1.0" in out and "not supported" in out and "plan" in out
+
+
+def test_smoke_explains_a_crashing_adapter(tmp_path: Path, capsys: Any) -> None:
+    v = vectors(tmp_path)
+    assert main(["smoke", "--vectors", v, "--impl", fake_cmd("--crash-on-start")]) == 1
+    out = capsys.readouterr().out
+    assert "BAD  handshake" in out and "missing configuration file" in out
+
+
+def test_smoke_explains_stdout_noise(tmp_path: Path, capsys: Any) -> None:
+    v = vectors(tmp_path, case("c/chatty"))
+    assert main(["smoke", "--vectors", v, "--impl", fake_cmd()]) == 1
+    assert "send logs and debug output to stderr" in capsys.readouterr().out
+
+
+def test_forced_progress_bar_draws_on_stderr(tmp_path: Path, capsys: Any) -> None:
+    assert main(["run", "--vectors", vectors(tmp_path), "--progress"]) == 0
+    err = capsys.readouterr().err
+    assert "[" in err and "2/2" in err
+
+
+def test_quiet_prints_only_the_verdict(tmp_path: Path, capsys: Any) -> None:
+    assert main(["run", "--vectors", vectors(tmp_path), "-q"]) == 0
+    assert capsys.readouterr().out.startswith("PASSED: 2 passed")

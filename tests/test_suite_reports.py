@@ -1,0 +1,125 @@
+"""Reports: the JSON report validates against its schema, JUnit parses with junitparser, TAP
+parses with tap.py, and the terminal report shows what a failing case needs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from fakes.fake_dispatch import fake_dispatch
+from fakes.suite_fixture import case, write_suite
+from junitparser import Error, Failure, JUnitXml, Skipped
+from reasoning_replay.suite import schemas
+from reasoning_replay.suite.expectations import Entry, Expectations, State
+from reasoning_replay.suite.inprocess import InProcessImplementation
+from reasoning_replay.suite.reports import (
+    Repro,
+    json_report,
+    junit_xml,
+    markdown_text,
+    tap_text,
+    terminal_text,
+    write_report,
+)
+from reasoning_replay.suite.runner import RunResult, run_cases
+from reasoning_replay.suite.vectors import load_vector_dirs
+from tap.parser import Parser
+
+
+@pytest.fixture
+def mixed_run(tmp_path: Path) -> RunResult:
+    conf = write_suite(
+        tmp_path,
+        {
+            "a.yaml": [
+                case("r/pass"),
+                case("r/fail", value="wrong"),
+                case("r/wrong-code", reject="swap", expect_code="bad_value"),
+                case("r/error", value="raise"),
+                case("r/skip", operation="plan"),
+                case("r/xfail", value="wrong"),
+                case("r/xpass"),
+                case("r/ctrl", value="\x00\x1b<&>#"),
+            ]
+        },
+    )
+    suite = load_vector_dirs([conf / "vectors"])
+    exp = Expectations.of(
+        [Entry("r/xfail", State.XFAIL, "known"), Entry("r/xpass", State.XFAIL, "was broken")]
+    )
+    impl = InProcessImplementation(fake_dispatch, ("echo",))
+    return run_cases(impl, suite, suite.cases, expectations=exp)
+
+
+def test_json_report_validates_against_its_schema(mixed_run: RunResult) -> None:
+    doc = json.loads(json.dumps(json_report(mixed_run)))
+    assert schemas.errors(schemas.REPORT, doc) == ()
+    assert doc["totals"]["xfail"] == 1 and doc["totals"]["xpass"] == 1
+    fail = next(c for c in doc["cases"] if c["id"] == "r/fail")
+    assert fail["detail"]["pointer"] == "/value"
+    assert (fail["detail"]["expected"], fail["detail"]["actual"]) == ("wrong", "WRONG")
+    assert fail["detail"]["request"].startswith('{"cmd":"run"')
+
+
+def test_junit_parses_with_failures_errors_and_skips(mixed_run: RunResult, tmp_path: Path) -> None:
+    path = tmp_path / "r.xml"
+    path.write_text(junit_xml(mixed_run))
+    xml = JUnitXml.fromfile(str(path))
+    kinds: dict[str, str] = {}
+    for suite in xml:
+        for tc in suite:
+            res = tc.result
+            kinds[tc.name] = type(res[0]).__name__ if res else "pass"
+    assert kinds["r/pass"] == "pass" and kinds["r/ctrl"] == "pass"
+    assert kinds["r/fail"] == Failure.__name__ and kinds["r/xpass"] == Failure.__name__
+    assert kinds["r/error"] == Error.__name__
+    assert kinds["r/skip"] == Skipped.__name__ and kinds["r/xfail"] == Skipped.__name__
+
+
+def test_tap_parses_with_directives_and_yaml_blocks(mixed_run: RunResult) -> None:
+    text = tap_text(mixed_run)
+    assert text.startswith("TAP version 14\n")
+    tests = [ln for ln in Parser().parse_text(text) if ln.category == "test"]
+    by_name = {t.description.removeprefix("- "): t for t in tests}
+    assert by_name["r/pass"].ok and not by_name["r/fail"].ok
+    assert by_name["r/skip"].skip and by_name["r/xfail"].todo
+    # every diagnostics block is valid YAML
+    blocks = text.split("  ---\n")[1:]
+    for block in blocks:
+        body = block.split("  ...\n")[0]
+        assert isinstance(yaml.safe_load(body), dict)
+
+
+def test_markdown_has_summary_table_and_failures(mixed_run: RunResult) -> None:
+    md = markdown_text(mixed_run, Repro(impl="./adapter"))
+    assert "| `echo` |" in md and "Unexpected results" in md
+    assert "conformance run --impl ./adapter -k r/fail" in md
+
+
+def test_terminal_report_shows_pointer_request_and_repro(mixed_run: RunResult) -> None:
+    text = terminal_text(mixed_run, Repro(impl="node adapter.js"))
+    assert "FAIL r/fail  [X1, MUST]" in text
+    assert "at /value:" in text and 'expected: "wrong"' in text and 'actual:   "WRONG"' in text
+    assert 'request:  {"cmd":"run","seq":2,"id":"r/fail"' in text
+    assert "rerun:    conformance run --impl 'node adapter.js' -k r/fail" in text
+    assert "by hand:  conformance request r/fail | node adapter.js" in text
+    assert "unexpected results by cause" in text
+    assert text.rstrip().splitlines()[-1].startswith("FAILED:")
+    assert "nearly everything failed" not in text
+
+
+def test_triage_says_misconfigured_when_nearly_everything_fails(tmp_path: Path) -> None:
+    conf = write_suite(tmp_path, {"a.yaml": [case(f"m/{i}", value="raise") for i in range(5)]})
+    suite = load_vector_dirs([conf / "vectors"])
+    run = run_cases(InProcessImplementation(fake_dispatch, ("echo",)), suite, suite.cases)
+    text = terminal_text(run, Repro())
+    assert "nearly everything failed" in text and "adapter is likely misconfigured" in text
+    assert "5 x echo adapter_error" in text
+
+
+def test_write_report_creates_the_file(mixed_run: RunResult, tmp_path: Path) -> None:
+    out = tmp_path / "sub" / "r.md"
+    write_report("markdown", out, mixed_run, Repro())
+    assert out.read_text().startswith("## reasoning-replay conformance")

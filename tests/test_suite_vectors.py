@@ -1,0 +1,142 @@
+"""Vector files: schema validation, ids and aliases, selection, bundle and hashing."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from fakes.suite_fixture import case, write_suite
+from reasoning_replay.suite import protocol
+from reasoning_replay.suite.vectors import (
+    Selection,
+    bundle_text,
+    load_bundle,
+    load_suite,
+    load_vector_dirs,
+    select,
+    suite_hash,
+)
+
+
+def test_loads_cases_with_file_version_and_aliases(tmp_path: Path) -> None:
+    conf = write_suite(tmp_path, {"echo/a.yaml": [case("e/one", aliases=["e/old-one"])]})
+    suite = load_vector_dirs([conf / "vectors"])
+    assert suite.problems == ()
+    (c,) = suite.cases
+    assert c.file == "vectors/echo/a.yaml" and suite.version == "9.9.9"
+    assert suite.find("e/old-one") is c and suite.find("e/one") is c
+
+
+def test_schema_errors_drop_only_the_bad_case(tmp_path: Path) -> None:
+    bad = case("e/bad")
+    del bad["spec"]
+    conf = write_suite(tmp_path, {"a.yaml": [case("e/good"), bad]})
+    suite = load_vector_dirs([conf / "vectors"])
+    assert [c.id for c in suite.cases] == ["e/good"]
+    (p,) = suite.problems
+    assert p.kind == "schema" and p.case_id == "e/bad" and "spec" in p.message
+
+
+def test_expect_must_hold_exactly_one_of_output_and_reject(tmp_path: Path) -> None:
+    both = case("e/both")
+    both["expect"] = {"output": {}, "reject": {"code": "x"}}
+    conf = write_suite(tmp_path, {"a.yaml": [both]})
+    assert [p.kind for p in load_vector_dirs([conf / "vectors"]).problems] == ["schema"]
+
+
+def test_duplicate_ids_and_aliases_are_problems(tmp_path: Path) -> None:
+    conf = write_suite(
+        tmp_path,
+        {
+            "a.yaml": [case("e/x"), case("e/y", aliases=["e/x"])],
+            "b.yaml": [case("e/y")],
+        },
+    )
+    suite = load_vector_dirs([conf / "vectors"])
+    assert [p.kind for p in suite.problems] == ["duplicate_id", "duplicate_id"]
+
+
+def test_yaml_values_without_json_form_are_reported(tmp_path: Path) -> None:
+    conf = write_suite(tmp_path, {})
+    (conf / "vectors" / "d.yaml").write_text(
+        "description: d\ncases:\n- id: e/d\n  description: d\n  spec: X1\n  operation: echo\n"
+        "  level: MUST\n  tags: []\n  input: {value: 2024-01-01}\n  expect: {output: {}}\n"
+    )
+    (p,) = load_vector_dirs([conf / "vectors"]).problems
+    assert p.kind == "not_json" and p.pointer == "/cases/0/input/value"
+
+
+def test_broken_yaml_is_a_problem_not_an_exception(tmp_path: Path) -> None:
+    conf = write_suite(tmp_path, {})
+    (conf / "vectors" / "bad.yaml").write_text("cases: [unclosed\n")
+    (p,) = load_vector_dirs([conf / "vectors"]).problems
+    assert p.kind == "yaml" and p.file == "vectors/bad.yaml"
+
+
+def test_hash_covers_paths_and_bytes_in_sorted_order() -> None:
+    a = suite_hash([("vectors/b.yaml", b"1"), ("vectors/a.yaml", b"2")])
+    assert a == suite_hash([("vectors/a.yaml", b"2"), ("vectors/b.yaml", b"1")])
+    assert a != suite_hash([("vectors/a.yaml", b"1"), ("vectors/b.yaml", b"2")])
+    want = hashlib.sha256(b"vectors/a.yaml\x002\x00vectors/b.yaml\x001\x00").hexdigest()
+    assert a == want
+
+
+def test_bundle_round_trips(tmp_path: Path) -> None:
+    conf = write_suite(
+        tmp_path,
+        {"a.yaml": [case("e/x", aliases=["e/w"], comment="c"), case("e/r", reject="bad_value")]},
+    )
+    suite = load_vector_dirs([conf / "vectors"])
+    path = tmp_path / "bundle.json"
+    path.write_text(bundle_text(suite))
+    again = load_bundle(path)
+    assert again.problems == ()
+    assert again.cases == suite.cases
+    assert (again.version, again.sha256) == (suite.version, suite.sha256)
+
+
+def test_selection_filters_and_globs(tmp_path: Path) -> None:
+    conf = write_suite(
+        tmp_path,
+        {
+            "a.yaml": [
+                case("read/a/one", tags=["t1"], level="MUST"),
+                case("read/b/two", tags=["t2"], level="SHOULD", aliases=["legacy/two"]),
+                case("cap/c", operation="other", tags=["t1"]),
+            ]
+        },
+    )
+    cases = load_vector_dirs([conf / "vectors"]).cases
+
+    def ids(sel: Selection) -> list[str]:
+        return [c.id for c in select(cases, sel)]
+
+    assert ids(Selection(patterns=("read/*",))) == ["read/a/one", "read/b/two"]
+    assert ids(Selection(patterns=("two",))) == ["read/b/two"]
+    assert ids(Selection(patterns=("legacy/*",))) == ["read/b/two"]  # through the alias
+    assert ids(Selection(operations=("other",))) == ["cap/c"]
+    assert ids(Selection(tags=("t1",), levels=("MUST",))) == ["read/a/one", "cap/c"]
+    assert ids(Selection(levels=("SHOULD",))) == ["read/b/two"]
+
+
+def test_byte_members_decode_to_bytes() -> None:
+    out = protocol.decode_byte_members({"text_base64": "77u/e30=", "other": 1})
+    assert out == {"text": b"\xef\xbb\xbf{}", "other": 1}
+    with pytest.raises(protocol.ByteMemberError):
+        protocol.decode_byte_members({"text_base64": "!!"})
+    with pytest.raises(protocol.ByteMemberError):
+        protocol.decode_byte_members({"text": "", "text_base64": ""})
+
+
+def test_load_suite_uses_a_fresh_bundle_and_ignores_a_stale_one(tmp_path: Path) -> None:
+    conf = write_suite(tmp_path, {"a.yaml": [case("e/x"), case("e/y", reject="bad_value")]})
+    vectors = conf / "vectors"
+    from_files = load_vector_dirs([vectors])
+    bundle = conf / "vectors.bundle.json"
+    bundle.write_text(bundle_text(from_files))
+    fast = load_suite([vectors])
+    assert fast.cases == from_files.cases and fast.sha256 == from_files.sha256
+    # edit a vector: the bundle is stale, so the files are parsed
+    (vectors / "a.yaml").write_text((vectors / "a.yaml").read_text().replace("e/y", "e/z"))
+    assert [c.id for c in load_suite([vectors]).cases] == ["e/x", "e/z"]

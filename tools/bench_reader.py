@@ -1,0 +1,670 @@
+"""Benchmark the strict reasoning-replay reader against ``json.loads`` and JSON Schema validation.
+
+Usage::
+
+    python tools/bench_reader.py [--count 100000] [--passes 5] [--corpus PATH]
+                                 [--jsonschema-sample 10000] [--json OUT]
+
+Without ``--corpus`` the corpus comes from ``tools/corpus.py`` (``--count``, ``--seed``,
+``--invalid-fraction``), generated in memory. With ``--corpus PATH`` the lines are read from
+the file and the labels from its sidecar (``PATH.labels.jsonl``) when there is one.
+
+Method (after ``/work/shared/research/perf-anchors.md``):
+
+- Every line is held as ``bytes``; then ``gc.collect(); gc.freeze()``.
+- Before every timed pass over ``str`` input, the ``str`` list is rebuilt from the bytes
+  (untimed), so no method benefits from a UTF-8 form cached inside a ``str`` by an earlier one.
+- Each pass runs after a ``gc.collect()`` with gc left enabled, timed with ``perf_counter``.
+  The passes of the methods are interleaved (pass 1 of every method, then pass 2, ...) so a
+  drift in machine speed hits them alike. The figure reported is the median pass.
+- 1 MB = 10^6 bytes of UTF-8 line text (newlines excluded).
+
+Methods timed:
+
+1. ``json.loads`` on each line (``str``): the parse-only baseline.
+2. ``parse_reasoning_replay_envelope`` on each line, as ``str`` and as ``bytes``.
+3. ``json.loads`` + ``jsonschema.Draft202012Validator(schema, registry=schema_registry())``
+   ``.is_valid``, precompiled, on the first ``--jsonschema-sample`` lines (it costs ~200 µs
+   per record); compared per record.
+4. ``json.loads`` + ``jsonschema_rs.validator_for(schema, registry=..., offline=True)``
+   ``.is_valid`` on every line, when jsonschema_rs is installed and resolves every ``$ref``
+   from the project's registry; otherwise skipped with a note.
+
+Verdicts are collected in one untimed pass (which also warms every method up) and compared:
+
+- reader verdict == label, on every record (needs labels);
+- reader verdict on ``bytes`` == on ``str`` (verdict and code), on every record;
+- reader verdict == jsonschema verdict, on every sampled record that is schema-visible, i.e.
+  has no duplicate member (label ``schema_visible``; found by parsing when there are no labels);
+- jsonschema verdict == label on the same records (checks the corpus itself);
+- reader verdict == jsonschema_rs verdict on every schema-visible record, when it ran;
+- reader code == the code SPEC.md E6 gives the record's kind (``corpus.EXPECTED_CODES``),
+  on every invalid record: reported only, never a failure.
+
+Any mismatch in the other checks makes the exit status 1. The three headline ratios come
+from the same run: ``reader_vs_json_loads`` (throughput, ``str`` input on both sides; goal
+>= 1.5), ``reader_vs_jsonschema`` (per-record time; goal >= 25) and ``verdict_agreement``
+(the share of reader-vs-label and reader-vs-jsonschema comparisons that agree; must be 1.0).
+Missing a throughput goal is reported but does not change the exit status: the numbers come
+from a shared VM, where runs vary by 20-30 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Final, Protocol
+
+import corpus
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
+from referencing import Registry
+
+try:
+    from reasoning_replay import parse_reasoning_replay_envelope, schema_registry
+except ImportError:  # not installed: use this checkout's reference_impl/
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "reference_impl"))
+    sys.modules.pop("reasoning_replay", None)
+    from reasoning_replay import parse_reasoning_replay_envelope, schema_registry
+
+try:
+    import jsonschema_rs
+except ImportError:  # optional: its row is skipped
+    jsonschema_rs = None  # type: ignore[assignment]
+
+SCHEMA_ID: Final = "https://reasoning-replay.dev/schema/reasoning-replay.v1.schema.json"
+GOAL_VS_JSON_LOADS: Final = 1.5
+GOAL_VS_JSONSCHEMA: Final = 25.0
+
+JSON_LOADS: Final = "json_loads"
+READER_STR: Final = "reader_str"
+READER_BYTES: Final = "reader_bytes"
+JSONSCHEMA: Final = "jsonschema"
+JSONSCHEMA_RS: Final = "jsonschema_rs"
+
+DESCRIPTIONS: Final = {
+    JSON_LOADS: "json.loads (str)",
+    READER_STR: "parse_reasoning_replay_envelope (str)",
+    READER_BYTES: "parse_reasoning_replay_envelope (bytes)",
+    JSONSCHEMA: "json.loads + jsonschema Draft202012Validator.is_valid (str, sample)",
+    JSONSCHEMA_RS: "json.loads + jsonschema_rs validator_for(...).is_valid (str)",
+}
+
+# Agreement checks; every one outside NOT_GATED must have zero mismatches.
+READER_VS_LABEL: Final = "reader_vs_label"
+READER_BYTES_VS_STR: Final = "reader_bytes_vs_str"
+READER_VS_JSONSCHEMA: Final = "reader_vs_jsonschema"
+JSONSCHEMA_VS_LABEL: Final = "jsonschema_vs_label"
+READER_VS_JSONSCHEMA_RS: Final = "reader_vs_jsonschema_rs"
+# Reported, never a failure: the spec's codes may still move while the reader is written.
+READER_CODE_VS_SPEC: Final = "reader_code_vs_spec"
+NOT_GATED: Final = frozenset({READER_CODE_VS_SPEC})
+
+_MAX_EXAMPLES: Final = 10
+
+
+class ReaderResult(Protocol):
+    """The part of the reader's result the benchmark looks at."""
+
+    @property
+    def resumable(self) -> bool: ...
+
+    @property
+    def code(self) -> str | None: ...
+
+
+Parse = Callable[[str | bytes], ReaderResult]
+Verdict = Callable[[str], bool]
+
+
+def machine_facts() -> dict[str, Any]:
+    """Interpreter, CPU and library versions, for the report."""
+    cpu_model = ""
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        for row in cpuinfo.read_text(errors="replace").splitlines():
+            if row.startswith("model name"):
+                cpu_model = row.split(":", 1)[1].strip()
+                break
+    versions: dict[str, str] = {}
+    for dist in ("reasoning-replay", "jsonschema", "referencing", "jsonschema-rs", "orjson"):
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            versions[dist] = "not installed"
+    return {
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "platform": platform.platform(),
+        "cpu_model": cpu_model or platform.processor(),
+        "cpu_count": os.cpu_count(),
+        "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "libraries": versions,
+    }
+
+
+def load_corpus(path: Path) -> tuple[list[bytes], list[corpus.Label] | None]:
+    """The lines of a corpus file, and its labels if the sidecar exists."""
+    lines = path.read_bytes().split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    labels_file = corpus.labels_path_for(path)
+    if not labels_file.is_file():
+        return lines, None
+    labels: list[corpus.Label] = [
+        json.loads(row) for row in labels_file.read_bytes().splitlines() if row
+    ]
+    if len(labels) != len(lines):
+        raise ValueError(f"{labels_file} has {len(labels)} labels for {len(lines)} lines")
+    return lines, labels
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise _DuplicateMemberError
+    return value
+
+
+class _DuplicateMemberError(Exception):
+    pass
+
+
+def has_duplicate_member(text: str) -> bool:
+    """Whether any JSON object in ``text`` names a member twice (which a schema cannot see)."""
+    try:
+        json.loads(text, object_pairs_hook=_reject_duplicates)
+    except _DuplicateMemberError:
+        return True
+    except ValueError:
+        return False
+    return False
+
+
+def _loop_json_loads(lines: Sequence[str]) -> None:
+    loads = json.loads
+    for line in lines:
+        try:  # noqa: SIM105 - a try costs nothing in 3.11; a context manager would
+            loads(line)
+        except ValueError:
+            pass
+
+
+def _make_reader_loop(parse: Parse) -> Callable[[Sequence[Any]], None]:
+    def loop(lines: Sequence[Any]) -> None:
+        for line in lines:
+            parse(line)
+
+    return loop
+
+
+def _make_schema_loop(is_valid: Callable[[Any], bool]) -> Callable[[Sequence[str]], None]:
+    def loop(lines: Sequence[str]) -> None:
+        loads = json.loads
+        for line in lines:
+            try:  # noqa: SIM105 - as above
+                is_valid(loads(line))
+            except ValueError:
+                pass
+
+    return loop
+
+
+def _schema_verdict(is_valid: Callable[[Any], bool]) -> Verdict:
+    def verdict(line: str) -> bool:
+        try:
+            value = json.loads(line)
+        except ValueError:
+            return False
+        return bool(is_valid(value))
+
+    return verdict
+
+
+def _jsonschema_rs_is_valid(
+    schema: Any, registry: Registry[Any]
+) -> tuple[Callable[[Any], bool] | None, str]:
+    """``jsonschema_rs``'s ``is_valid`` over the project's registry, or ``None`` and why not."""
+    if jsonschema_rs is None:
+        return None, "jsonschema_rs is not installed"
+    try:
+        rs_registry = jsonschema_rs.Registry([(uri, registry.contents(uri)) for uri in registry])
+        validator = jsonschema_rs.validator_for(schema, registry=rs_registry, offline=True)
+        validator.is_valid({})  # resolves every $ref reachable from the root, or raises
+    except Exception as error:  # any failure only means this optional row is skipped
+        return None, f"jsonschema_rs cannot resolve the schemas offline: {error}"
+    return validator.is_valid, "validator_for(schema, registry=<all project schemas>, offline=True)"
+
+
+def _method_row(name: str, records: int, size: int, times: list[float]) -> dict[str, Any]:
+    median = statistics.median(times)
+    return {
+        "method": DESCRIPTIONS[name],
+        "records": records,
+        "bytes": size,
+        "pass_seconds": [round(t, 4) for t in times],
+        "median_seconds": median,
+        "records_per_s": records / median if median else float("inf"),
+        "mb_per_s": size / 1e6 / median if median else float("inf"),
+        "us_per_record": median / records * 1e6 if records else 0.0,
+    }
+
+
+class _Check:
+    """Counts one kind of agreement and keeps a few mismatch examples."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.compared = 0
+        self.mismatches = 0
+        self.examples: list[dict[str, Any]] = []
+
+    def add(self, agree: bool, **example: Any) -> None:
+        self.compared += 1
+        if not agree:
+            self.mismatches += 1
+            if len(self.examples) < _MAX_EXAMPLES:
+                self.examples.append(example)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "what": self.what,
+            "compared": self.compared,
+            "mismatches": self.mismatches,
+            "examples": self.examples,
+        }
+
+
+class _Agreement:
+    """Every agreement check, plus the reader's diagnostic codes, from the untimed pass."""
+
+    def __init__(self, with_rs: bool) -> None:
+        self.checks = {
+            READER_VS_LABEL: _Check("reader verdict == label, every record"),
+            READER_BYTES_VS_STR: _Check("reader on bytes == reader on str (verdict, code)"),
+            READER_VS_JSONSCHEMA: _Check(
+                "reader verdict == jsonschema verdict, schema-visible sampled records"
+            ),
+            JSONSCHEMA_VS_LABEL: _Check(
+                "jsonschema verdict == label, schema-visible sampled records"
+            ),
+        }
+        self.checks[READER_CODE_VS_SPEC] = _Check(
+            "reader code == corpus.EXPECTED_CODES[kind], invalid records (informational)"
+        )
+        if with_rs:
+            self.checks[READER_VS_JSONSCHEMA_RS] = _Check(
+                "reader verdict == jsonschema_rs verdict, schema-visible records"
+            )
+        self.codes_by_kind: dict[str, Counter[str]] = {}
+        self.resumable = 0
+
+    @property
+    def ok(self) -> bool:
+        return all(
+            check.mismatches == 0 for name, check in self.checks.items() if name not in NOT_GATED
+        )
+
+
+def _code_text(code: object) -> str | None:
+    """A reader code as plain text (a ``StrEnum`` member becomes its value)."""
+    return None if code is None else str(getattr(code, "value", code))
+
+
+def _verdict_pass(
+    lines: Sequence[bytes],
+    labels: Sequence[corpus.Label] | None,
+    *,
+    sample: int,
+    parse: Parse,
+    jsonschema_verdict: Verdict,
+    rs_verdict: Verdict | None,
+) -> _Agreement:
+    """One untimed pass: every verdict compared, every code counted (and every method warmed)."""
+    found = _Agreement(rs_verdict is not None)
+    checks = found.checks
+    for index, raw in enumerate(lines):
+        text = raw.decode("utf-8", errors="surrogateescape")
+        result = parse(text)
+        from_bytes = parse(raw)
+        label = labels[index] if labels is not None else None
+        kind = label["kind"] if label is not None else ("valid" if result.resumable else "?")
+        found.resumable += result.resumable
+        code, bytes_code = _code_text(result.code), _code_text(from_bytes.code)
+        where = {"line": index, "kind": kind, "reader": result.resumable, "code": code}
+        if label is not None:
+            checks[READER_VS_LABEL].add(result.resumable == label["valid"], **where)
+        checks[READER_BYTES_VS_STR].add(
+            (from_bytes.resumable, bytes_code) == (result.resumable, code),
+            **where,
+            bytes_reader=from_bytes.resumable,
+            bytes_code=bytes_code,
+        )
+        expected_code = corpus.EXPECTED_CODES.get(kind)
+        if expected_code is not None:
+            checks[READER_CODE_VS_SPEC].add(code == expected_code, **where, spec=expected_code)
+        if not result.resumable or (label is not None and not label["valid"]):
+            found.codes_by_kind.setdefault(kind, Counter())[str(code)] += 1
+        in_sample = index < sample
+        if not in_sample and rs_verdict is None:
+            continue
+        visible = label["schema_visible"] if label is not None else not has_duplicate_member(text)
+        if not visible:
+            continue
+        if in_sample:
+            by_schema = jsonschema_verdict(text)
+            checks[READER_VS_JSONSCHEMA].add(
+                by_schema == result.resumable, **where, jsonschema=by_schema
+            )
+            if label is not None:
+                checks[JSONSCHEMA_VS_LABEL].add(
+                    by_schema == label["valid"], **where, jsonschema=by_schema
+                )
+        if rs_verdict is not None:
+            by_rs = rs_verdict(text)
+            checks[READER_VS_JSONSCHEMA_RS].add(
+                by_rs == result.resumable, **where, jsonschema_rs=by_rs
+            )
+    return found
+
+
+_Plan = list[tuple[str, Callable[[Sequence[Any]], None], bool, int]]
+
+
+def _timed_passes(
+    lines: Sequence[bytes], plan: _Plan, passes: int, say: Callable[[str], None]
+) -> dict[str, list[float]]:
+    """Seconds per pass per method; the methods' passes interleave, under a frozen gc."""
+    times: dict[str, list[float]] = {name: [] for name, *_ in plan}
+    gc.collect()
+    gc.freeze()
+    try:
+        for pass_no in range(1, passes + 1):
+            for name, loop, wants_str, n in plan:
+                say(f"pass {pass_no}/{passes}: {DESCRIPTIONS[name]}")
+                # Fresh str objects for every str pass: no cached UTF-8 carries over.
+                items: Sequence[Any] = (
+                    [raw.decode("utf-8", errors="surrogateescape") for raw in lines[:n]]
+                    if wants_str
+                    else lines[:n]
+                )
+                gc.collect()
+                started = time.perf_counter()
+                loop(items)
+                times[name].append(time.perf_counter() - started)
+                del items
+    finally:
+        gc.unfreeze()
+    return times
+
+
+def _ratios(
+    methods: dict[str, dict[str, Any]], found: _Agreement
+) -> tuple[dict[str, float | None], dict[str, float | None], dict[str, Any]]:
+    """The three headline ratios, the secondary ones, and the goals verdicts."""
+
+    def ratio(slow: str, fast: str) -> float | None:
+        if slow not in methods or not methods[fast]["us_per_record"]:
+            return None
+        return float(methods[slow]["us_per_record"] / methods[fast]["us_per_record"])
+
+    headline = [found.checks[READER_VS_LABEL], found.checks[READER_VS_JSONSCHEMA]]
+    compared = sum(check.compared for check in headline)
+    agreeing = compared - sum(check.mismatches for check in headline)
+    ratios = {
+        "reader_vs_json_loads": ratio(JSON_LOADS, READER_STR),
+        "reader_vs_jsonschema": ratio(JSONSCHEMA, READER_STR),
+        "verdict_agreement": agreeing / compared if compared else None,
+    }
+    extra = {
+        "reader_bytes_vs_json_loads": ratio(JSON_LOADS, READER_BYTES),
+        "reader_bytes_vs_jsonschema": ratio(JSONSCHEMA, READER_BYTES),
+        "reader_vs_json_loads_plus_jsonschema_rs": ratio(JSONSCHEMA_RS, READER_STR),
+    }
+
+    def met(value: float | None, goal: float) -> bool | None:
+        return None if value is None else value >= goal
+
+    goals = {
+        "reader_vs_json_loads": {
+            "goal": GOAL_VS_JSON_LOADS,
+            "met": met(ratios["reader_vs_json_loads"], GOAL_VS_JSON_LOADS),
+        },
+        "reader_vs_jsonschema": {
+            "goal": GOAL_VS_JSONSCHEMA,
+            "met": met(ratios["reader_vs_jsonschema"], GOAL_VS_JSONSCHEMA),
+        },
+        "verdict_agreement": {"goal": 1.0, "met": all(c.mismatches == 0 for c in headline)},
+    }
+    return ratios, extra, goals
+
+
+def run_benchmark(
+    lines: Sequence[bytes],
+    labels: Sequence[corpus.Label] | None,
+    *,
+    passes: int = 5,
+    jsonschema_sample: int = 10_000,
+    use_jsonschema_rs: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Time every method over ``lines`` and compare verdicts; return the figures as a dict.
+
+    The dict has ``machine``, ``corpus``, ``passes``, ``methods`` (one row per method timed),
+    ``ratios`` (``reader_vs_json_loads``, ``reader_vs_jsonschema``, ``verdict_agreement``),
+    ``extra_ratios``, ``goals``, ``agreement`` (one entry per check), ``reader_codes``,
+    ``notes`` and ``ok`` (true when no check has a mismatch).
+    """
+    say = progress or (lambda _message: None)
+    if passes < 1:
+        raise ValueError("passes must be >= 1")
+    if labels is not None and len(labels) != len(lines):
+        raise ValueError("labels and lines differ in length")
+    parse: Parse = parse_reasoning_replay_envelope
+    registry = schema_registry()
+    schema = registry.contents(SCHEMA_ID)
+    validator = Draft202012Validator(schema, registry=registry)
+    notes: list[str] = []
+    rs_is_valid: Callable[[Any], bool] | None = None
+    if use_jsonschema_rs:
+        rs_is_valid, rs_note = _jsonschema_rs_is_valid(schema, registry)
+        notes.append(f"jsonschema_rs: {rs_note}")
+    else:
+        notes.append("jsonschema_rs: not requested")
+    if labels is None:
+        notes.append("no labels: reader-vs-label not checked; duplicates found by parsing")
+
+    lines = list(lines)
+    count = len(lines)
+    sample = min(max(jsonschema_sample, 0), count)
+    total_bytes = sum(map(len, lines))
+    sample_bytes = sum(map(len, lines[:sample]))
+
+    say("verdict pass (untimed)")
+    found = _verdict_pass(
+        lines,
+        labels,
+        sample=sample,
+        parse=parse,
+        jsonschema_verdict=_schema_verdict(validator.is_valid),
+        rs_verdict=_schema_verdict(rs_is_valid) if rs_is_valid is not None else None,
+    )
+
+    reader_loop = _make_reader_loop(parse)
+    plan: _Plan = [
+        (JSON_LOADS, _loop_json_loads, True, count),
+        (READER_STR, reader_loop, True, count),
+        (READER_BYTES, reader_loop, False, count),
+        (JSONSCHEMA, _make_schema_loop(validator.is_valid), True, sample),
+    ]
+    if rs_is_valid is not None:
+        plan.append((JSONSCHEMA_RS, _make_schema_loop(rs_is_valid), True, count))
+    times = _timed_passes(lines, plan, passes, say)
+    methods = {
+        name: _method_row(name, n, sample_bytes if name == JSONSCHEMA else total_bytes, times[name])
+        for name, _loop, _wants_str, n in plan
+    }
+    ratios, extra_ratios, goals = _ratios(methods, found)
+
+    invalid_codes: Counter[str] = Counter()
+    for kind, counter in found.codes_by_kind.items():
+        if kind != "valid":
+            invalid_codes.update(counter)
+    label_counts = Counter(label["kind"] for label in labels) if labels is not None else None
+    return {
+        "machine": machine_facts(),
+        "corpus": {
+            "records": count,
+            "bytes": total_bytes,
+            "mean_bytes_per_record": total_bytes / count if count else 0.0,
+            "jsonschema_sample": sample,
+            "labels": dict(sorted(label_counts.items())) if label_counts is not None else None,
+            "reader_resumable": found.resumable,
+        },
+        "passes": passes,
+        "methods": methods,
+        "ratios": ratios,
+        "extra_ratios": extra_ratios,
+        "goals": goals,
+        "agreement": {name: check.as_dict() for name, check in found.checks.items()},
+        "reader_codes": {
+            "invalid_records": dict(invalid_codes.most_common()),
+            "by_kind": {
+                kind: dict(counter.most_common())
+                for kind, counter in sorted(found.codes_by_kind.items())
+            },
+        },
+        "notes": notes,
+        "ok": found.ok,
+    }
+
+
+def _fmt_ratio(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}x"
+
+
+def format_report(results: dict[str, Any]) -> str:
+    """The human-readable report of :func:`run_benchmark`'s figures."""
+    out: list[str] = []
+    machine = results["machine"]
+    out.append(
+        f"python {machine['python']} | {machine['platform']} | cpu {machine['cpu_model']} "
+        f"x{machine['cpu_count']} (usable {machine['cpus_usable']})"
+    )
+    out.append("libraries: " + ", ".join(f"{k} {v}" for k, v in machine["libraries"].items()))
+    info = results["corpus"]
+    out.append(
+        f"corpus: {info['records']} records, {info['bytes'] / 1e6:.1f} MB "
+        f"(mean {info['mean_bytes_per_record'] / 1e3:.2f} KB), jsonschema sample "
+        f"{info['jsonschema_sample']}, passes {results['passes']} (median reported)"
+    )
+    out.append("")
+    out.append(
+        f"{'method':<72} {'records':>8} {'median s':>9} {'rec/s':>10} {'MB/s':>8} {'µs/rec':>9}"
+    )
+    for row in results["methods"].values():
+        out.append(
+            f"{row['method']:<72} {row['records']:>8} {row['median_seconds']:>9.3f} "
+            f"{row['records_per_s']:>10,.0f} {row['mb_per_s']:>8.1f} {row['us_per_record']:>9.2f}"
+        )
+    out.append("per-pass seconds:")
+    for name, row in results["methods"].items():
+        out.append(f"  {name}: {row['pass_seconds']}")
+    out.append("")
+    ratios, goals = results["ratios"], results["goals"]
+    out.append("headline ratios (one run):")
+    for key in ("reader_vs_json_loads", "reader_vs_jsonschema"):
+        goal = goals[key]
+        state = {True: "met", False: "NOT met", None: "n/a"}[goal["met"]]
+        out.append(f"  {key}: {_fmt_ratio(ratios[key])} (goal >= {goal['goal']}x: {state})")
+    agreement = ratios["verdict_agreement"]
+    out.append(
+        "  verdict_agreement: "
+        + ("n/a" if agreement is None else f"{agreement:.6f}")
+        + (" (all agree)" if goals["verdict_agreement"]["met"] else " (MISMATCHES)")
+    )
+    out.append("other ratios: " + ", ".join(
+        f"{key} {_fmt_ratio(value)}" for key, value in results["extra_ratios"].items()
+    ))  # fmt: skip
+    out.append("")
+    out.append("agreement checks:")
+    for name, check in results["agreement"].items():
+        gate = "" if name not in NOT_GATED else " [not gated]"
+        out.append(
+            f"  {name}: {check['mismatches']} mismatches of {check['compared']}"
+            f" ({check['what']}){gate}"
+        )
+        out.extend(f"    e.g. {json.dumps(example)}" for example in check["examples"])
+    out.append("")
+    codes = results["reader_codes"]
+    out.append("reader codes on invalid records: " + json.dumps(codes["invalid_records"]))
+    out.append("reader codes by label kind:")
+    for kind, counter in codes["by_kind"].items():
+        out.append(f"  {kind}: {json.dumps(counter)}")
+    if results["corpus"]["labels"] is not None:
+        out.append("labels: " + json.dumps(results["corpus"]["labels"]))
+    out.extend(f"note: {note}" for note in results["notes"])
+    out.append("")
+    out.append("RESULT: " + ("ok, no mismatches" if results["ok"] else "FAIL, mismatches above"))
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("--count", type=int, default=100_000, help="records to generate")
+    parser.add_argument("--seed", type=int, default=20251129, help="generator seed")
+    parser.add_argument(
+        "--invalid-fraction", type=float, default=0.1, help="generator invalid share"
+    )
+    parser.add_argument("--passes", type=int, default=5, help="timed passes per method (median)")
+    parser.add_argument("--corpus", type=Path, help="read this JSONL corpus instead of generating")
+    parser.add_argument(
+        "--jsonschema-sample", type=int, default=10_000, help="lines timed with jsonschema"
+    )
+    parser.add_argument("--no-jsonschema-rs", action="store_true", help="skip jsonschema_rs")
+    parser.add_argument("--json", type=Path, dest="json_out", help="also write the figures here")
+    args = parser.parse_args(argv)
+    if args.passes < 1:
+        parser.error("--passes must be >= 1")
+
+    def progress(message: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+    labels: list[corpus.Label] | None
+    if args.corpus is not None:
+        progress(f"loading {args.corpus}")
+        lines, labels = load_corpus(args.corpus)
+    else:
+        progress(f"generating {args.count} records (seed {args.seed})")
+        texts, labels = corpus.generate(args.count, args.seed, args.invalid_fraction)
+        lines = [text.encode("utf-8") for text in texts]
+        del texts
+    results = run_benchmark(
+        lines,
+        labels,
+        passes=args.passes,
+        jsonschema_sample=args.jsonschema_sample,
+        use_jsonschema_rs=not args.no_jsonschema_rs,
+        progress=progress,
+    )
+    results["corpus"]["source"] = (
+        str(args.corpus)
+        if args.corpus is not None
+        else {"generated": True, "seed": args.seed, "invalid_fraction": args.invalid_fraction}
+    )
+    print(format_report(results))
+    if args.json_out is not None:
+        args.json_out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+    return 0 if results["ok"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
