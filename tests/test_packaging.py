@@ -15,7 +15,7 @@ import textwrap
 from pathlib import Path
 
 import jsonschema
-import orjson
+import msgspec
 import referencing
 import yaml
 
@@ -55,7 +55,7 @@ CHECK = textwrap.dedent(
 
 def dependency_directories() -> list[str]:
     directories = []
-    for module in (jsonschema, referencing, orjson, yaml):
+    for module in (jsonschema, referencing, msgspec, yaml):
         assert module.__file__ is not None
         directory = str(Path(module.__file__).resolve().parents[1])
         if directory not in directories:

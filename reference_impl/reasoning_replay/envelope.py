@@ -6,8 +6,9 @@ the replay item, or the one code of the first rule the value breaks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Final
+
+import msgspec
 
 from .diagnostics import Code
 
@@ -24,12 +25,12 @@ SUMMARY_PART_TYPE: Final = "summary_text"
 CONTENT_PART_TYPE: Final = "reasoning_text"
 
 
-@dataclass(frozen=True, slots=True)
-class ReasoningReplayItem:
+class ReasoningReplayItem(msgspec.Struct, frozen=True, gc=False):
     """A canonical reasoning item (SPEC E2): what is stored inside an envelope and replayed.
 
     ``summary`` and ``content`` hold the ``text`` of each part, in order; ``content`` is ``None``
-    when the item has none (it is never empty).
+    when the item has none (it is never empty). A frozen msgspec Struct rather than a dataclass:
+    the reader makes one per block, and a Struct is about ten times cheaper to create.
     """
 
     id: str
@@ -56,7 +57,7 @@ class ReasoningReplayItem:
 
 def is_json_number(value: object) -> bool:
     """JSON numbers as a parser yields them; Python's ``bool`` is an ``int`` but not a number."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def part_texts(value: object, part_type: str) -> tuple[str, ...] | None:

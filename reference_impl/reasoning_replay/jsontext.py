@@ -2,11 +2,11 @@
 
 Two ways to read a text, with the same verdicts:
 
-* :func:`parse_canonical` is the fast path for texts in canonical form (SPEC C3), which is how
-  writers store every envelope. orjson refuses bad UTF-8, byte-order marks, ``NaN``/``Infinity``,
-  trailing data and lone surrogates while parsing; what it would hide is a duplicate member (it
-  keeps the last one). A text that is byte for byte orjson's compact serialization of the value it
-  parsed to cannot hold one: that serialization has exactly one member per name.
+* :func:`parse_canonical` serves texts that are not envelopes but are compact (most stored
+  non-canonical records: legacy forms, wrong versions). msgspec refuses bad UTF-8, byte-order
+  marks, ``NaN``/``Infinity``, trailing data and lone surrogates; what it would hide is a
+  duplicate member (it keeps the last one). A text that is byte for byte the compact
+  serialization of the value it parsed to cannot hold one.
 * :func:`parse_strict` is the exhaustive path for everything else. It reports the first failing
   check in the order of SPEC E6 steps 1–5.
 """
@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Final
 
-import orjson
+import msgspec
 
 from .diagnostics import Code
 
@@ -73,34 +73,31 @@ def nesting_depth_exceeds(text: str, limit: int = MAX_DEPTH) -> bool:
 
 
 def parse_canonical(text: str | bytes) -> object:
-    """The value of a text in canonical form (SPEC C3 escaping, compact), else :data:`UNREAD`.
+    """The value of a compact text in canonical escaping (SPEC C3), else :data:`UNREAD`.
 
     :data:`UNREAD` says nothing against the text: the caller reads it with :func:`parse_strict`.
-    orjson's compact output escapes exactly as SPEC C3 does (a test pins this), so every
-    canonical envelope text takes this path.
+    msgspec's compact output escapes exactly as SPEC C3 does (a test pins this).
     """
     try:
         data = text if isinstance(text, bytes) else text.encode("utf-8")
-        value = orjson.loads(data)
-        canonical = orjson.dumps(value) == data
-    except (UnicodeEncodeError, orjson.JSONDecodeError, orjson.JSONEncodeError):
+        value = msgspec.json.decode(data)
+        canonical = msgspec.json.encode(value) == data
+    except (UnicodeEncodeError, RecursionError, msgspec.DecodeError, msgspec.EncodeError):
         return UNREAD
     return value if canonical else UNREAD
 
 
 def value_depth_exceeds(value: object, limit: int = MAX_DEPTH) -> bool:
     """Whether more than ``limit`` arrays/objects nest in a parsed value (SPEC E4.1)."""
-    level: list[object] = [value]
-    for _ in range(limit):
-        level = [
-            child
-            for node in level
-            if isinstance(node, dict | list)
-            for child in (node.values() if isinstance(node, dict) else node)
-        ]
-        if not level:
-            return False
-    return any(isinstance(node, dict | list) for node in level)
+    if isinstance(value, dict):
+        children: Iterable[object] = value.values()
+    elif isinstance(value, list):
+        children = value
+    else:
+        return False
+    if limit == 0:
+        return True
+    return any(value_depth_exceeds(child, limit - 1) for child in children)
 
 
 # --- strict path -------------------------------------------------------------------------------
@@ -139,7 +136,7 @@ def _any_string(value: object, predicate: Callable[[str], bool]) -> bool:
                 if predicate(key):
                     return True
                 stack.append(member)
-        elif isinstance(current, list | tuple):  # tuples: the hook's (name, value) pairs
+        elif isinstance(current, (list, tuple)):  # tuples: the hook's pairs
             stack.extend(current)
     return False
 

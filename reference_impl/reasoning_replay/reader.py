@@ -1,18 +1,23 @@
 """The strict reader (SPEC §3): one block text in, a verdict out, never an exception.
 
-Writers store every block in canonical form (SPEC C3), so the reader first tries the fast path
-of :mod:`.jsontext`: a text that is exactly the canonical serialization of its own value hides
-nothing a JSON parser could have dropped (SPEC E4). Any other text is read by the exhaustive
-strict parser, which decides every text rule in the order of SPEC E6.
+Writers store every block in canonical form (SPEC C3), so the reader tries three ways, cheapest
+first, each of which gives the same verdict the exhaustive one would:
+
+1. :mod:`.fast_reader`: a canonical envelope, decoded and checked in C;
+2. :func:`.jsontext.parse_canonical`: any other compact text (legacy records, bad versions),
+   whose value :func:`.envelope.check_envelope_value` then classifies;
+3. :func:`.jsontext.parse_strict`: everything else, every text rule in the order of SPEC E6.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from .diagnostics import Code
 from .envelope import ReasoningReplayItem, check_envelope_value
+from .fast_reader import read_canonical_envelope
 from .jsontext import (
     UNREAD,
     TextRefused,
@@ -23,9 +28,11 @@ from .jsontext import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ReadResult:
-    """A block's verdict (SPEC E4.2): resumable with its item, or not, with exactly one code."""
+class ReadResult(msgspec.Struct, frozen=True, gc=False):
+    """A block's verdict (SPEC E4.2): resumable with its item, or not, with exactly one code.
+
+    A frozen msgspec Struct, like :class:`.envelope.ReasoningReplayItem`, for its cheap creation.
+    """
 
     item: ReasoningReplayItem | None
     code: Code | None
@@ -50,10 +57,13 @@ def parse_reasoning_replay_envelope(text: str | bytes) -> ReadResult:
 
     ``text`` is the block's text as characters or as the bytes it was stored as.
     """
-    if not isinstance(text, str | bytes):
+    if not isinstance(text, (str, bytes)):  # a tuple: no union object per call
         return ReadResult(None, Code.JSON_MALFORMED)
     if text_length_exceeds_limit(text):  # SPEC E4.1, E6 step 1
         return ReadResult(None, Code.LIMIT_EXCEEDED)
+    item = read_canonical_envelope(text)
+    if item is not None:
+        return ReadResult(item, None)
     value = parse_canonical(text)
     if value is not UNREAD:
         checked = check_envelope_value(value)

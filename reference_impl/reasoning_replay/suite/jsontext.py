@@ -1,6 +1,6 @@
 """JSON text in and out, fast where possible and exact everywhere.
 
-orjson is fast but refuses integers outside 64 bits; vectors may legitimately carry such numbers,
+msgspec is fast but refuses lone surrogates (which a JSON text may escape, and vectors do carry),
 so every function falls back to the standard library rather than fail. NaN and Infinity are not
 JSON and are refused in both directions.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import orjson
+import msgspec
 
 
 class JSONTextError(ValueError):
@@ -24,23 +24,23 @@ def _refuse_constant(name: str) -> Any:
 def loads(data: bytes | str) -> Any:
     """Parse one JSON text; raises :class:`JSONTextError`."""
     try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        # orjson also refuses big integers, which are valid JSON: retry with the stdlib parser.
+        return msgspec.json.decode(data)
+    except (msgspec.DecodeError, UnicodeEncodeError) as exc:
+        # Lone surrogates, escaped or raw, are refused by msgspec: retry with the stdlib parser.
         try:
             return json.loads(data, parse_constant=_refuse_constant)
         except (ValueError, RecursionError) as exc2:
             raise JSONTextError(str(exc2)) from exc
-    except RecursionError as exc:  # pragma: no cover - orjson limits depth itself
+    except RecursionError as exc:  # pragma: no cover - msgspec limits depth itself
         raise JSONTextError("nesting too deep") from exc
 
 
 def dumps(value: Any) -> bytes:
     """Compact UTF-8 JSON text (no newline)."""
     try:
-        return orjson.dumps(value)
-    except TypeError:
-        # Lone surrogates and big integers land here; ASCII escapes keep the text valid UTF-8.
+        return msgspec.json.encode(value)
+    except (TypeError, UnicodeEncodeError, OverflowError, ValueError):
+        # Lone surrogates and NaN land here; ASCII escapes keep the text valid UTF-8.
         return json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode()
 
 
