@@ -86,6 +86,7 @@ GOAL_VS_JSON_LOADS: Final = 1.5
 GOAL_VS_JSONSCHEMA: Final = 25.0
 
 JSON_LOADS: Final = "json_loads"
+JSON_LOADS_BYTES: Final = "json_loads_bytes"
 READER_STR: Final = "reader_str"
 READER_BYTES: Final = "reader_bytes"
 JSONSCHEMA: Final = "jsonschema"
@@ -93,6 +94,7 @@ JSONSCHEMA_RS: Final = "jsonschema_rs"
 
 DESCRIPTIONS: Final = {
     JSON_LOADS: "json.loads (str)",
+    JSON_LOADS_BYTES: "json.loads (bytes)",
     READER_STR: "parse_reasoning_replay_envelope (str)",
     READER_BYTES: "parse_reasoning_replay_envelope (bytes)",
     JSONSCHEMA: "json.loads + jsonschema Draft202012Validator.is_valid (str, sample)",
@@ -189,7 +191,7 @@ def has_duplicate_member(text: str) -> bool:
     return False
 
 
-def _loop_json_loads(lines: Sequence[str]) -> None:
+def _loop_json_loads(lines: Sequence[str | bytes]) -> None:
     loads = json.loads
     for line in lines:
         try:  # noqa: SIM105 - a try costs nothing in 3.11; a context manager would
@@ -426,6 +428,7 @@ def _ratios(
     }
     extra = {
         "reader_bytes_vs_json_loads": ratio(JSON_LOADS, READER_BYTES),
+        "reader_bytes_vs_json_loads_bytes": ratio(JSON_LOADS_BYTES, READER_BYTES),
         "reader_bytes_vs_jsonschema": ratio(JSONSCHEMA, READER_BYTES),
         "reader_vs_json_loads_plus_jsonschema_rs": ratio(JSONSCHEMA_RS, READER_STR),
     }
@@ -501,6 +504,7 @@ def run_benchmark(
     reader_loop = _make_reader_loop(parse)
     plan: _Plan = [
         (JSON_LOADS, _loop_json_loads, True, count),
+        (JSON_LOADS_BYTES, _loop_json_loads, False, count),
         (READER_STR, reader_loop, True, count),
         (READER_BYTES, reader_loop, False, count),
         (JSONSCHEMA, _make_schema_loop(validator.is_valid), True, sample),

@@ -2,11 +2,10 @@
 
 Two ways to read a text, with the same verdicts:
 
-* :func:`parse_canonical` serves texts that are not envelopes but are compact (most stored
-  non-canonical records: legacy forms, wrong versions). msgspec refuses bad UTF-8, byte-order
-  marks, ``NaN``/``Infinity``, trailing data and lone surrogates; what it would hide is a
-  duplicate member (it keeps the last one). A text that is byte for byte the compact
-  serialization of the value it parsed to cannot hold one.
+* :func:`parse_fast` parses in C (msgspec), which refuses bad UTF-8, byte-order marks,
+  ``NaN``/``Infinity``, trailing data and lone surrogates. What it would hide is a duplicate
+  member (it keeps the last one), so its value is trusted only with a proof that the text has
+  none: :func:`is_canonical_text` here, or the reader's length proof for envelopes.
 * :func:`parse_strict` is the exhaustive path for everything else. It reports the first failing
   check in the order of SPEC E6 steps 1–5.
 """
@@ -36,7 +35,7 @@ _OPENERS: Final = frozenset("[{")
 _MAX_INT_DIGITS: Final = 640
 
 
-UNREAD: Final = object()  # parse_canonical's answer when it cannot vouch for a text
+UNREAD: Final = object()  # parse_fast's answer for a text msgspec refuses
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,19 +71,39 @@ def nesting_depth_exceeds(text: str, limit: int = MAX_DEPTH) -> bool:
 # --- fast path ---------------------------------------------------------------------------------
 
 
-def parse_canonical(text: str | bytes) -> object:
-    """The value of a compact text in canonical escaping (SPEC C3), else :data:`UNREAD`.
+def utf8_text(text: str | bytes) -> bytes | None:
+    """The UTF-8 bytes of a text; ``None`` for characters that are not Unicode scalar values."""
+    if isinstance(text, bytes):
+        return text
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
 
-    :data:`UNREAD` says nothing against the text: the caller reads it with :func:`parse_strict`.
-    msgspec's compact output escapes exactly as SPEC C3 does (a test pins this).
+
+def parse_fast(data: bytes) -> object:
+    """The value of a JSON text as msgspec reads it, or :data:`UNREAD` if it refuses the text.
+
+    msgspec refuses bad UTF-8, byte-order marks, ``NaN``/``Infinity``, trailing data and lone
+    surrogates, but keeps the last of duplicate members silently: a value from here is trusted
+    only with a proof that the text holds no duplicate, such as :func:`is_canonical_text`.
     """
     try:
-        data = text if isinstance(text, bytes) else text.encode("utf-8")
-        value = msgspec.json.decode(data)
-        canonical = msgspec.json.encode(value) == data
-    except (UnicodeEncodeError, RecursionError, msgspec.DecodeError, msgspec.EncodeError):
+        return msgspec.json.decode(data)
+    except (msgspec.DecodeError, RecursionError):
         return UNREAD
-    return value if canonical else UNREAD
+
+
+def is_canonical_text(value: object, data: bytes) -> bool:
+    """Whether ``data`` is byte for byte the compact serialization of ``value`` (SPEC C3).
+
+    Such a text has exactly one member per name, so nothing was hidden from the parser. msgspec
+    escapes exactly as SPEC C3 does (a test pins this).
+    """
+    try:
+        return msgspec.json.encode(value) == data
+    except (msgspec.EncodeError, RecursionError, OverflowError):
+        return False
 
 
 def value_depth_exceeds(value: object, limit: int = MAX_DEPTH) -> bool:
