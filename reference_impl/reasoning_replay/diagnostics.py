@@ -35,6 +35,17 @@ class Code(StrEnum):
     REPLAY_CHANNEL_MISPLACED = "replay_channel_misplaced"
     DEDUPE_EXACT_DUPLICATE = "dedupe_exact_duplicate"
     DEDUPE_ID_CIPHERTEXT_CONFLICT = "dedupe_id_ciphertext_conflict"
+    CACHE_STATE_INVALID = "cache_state_invalid"
+    PLAN_MODEL_INVALID = "plan_model_invalid"
+    PLAN_CACHE_KEY_INVALID = "plan_cache_key_invalid"
+    PLAN_EXTRA_BODY_INVALID = "plan_extra_body_invalid"
+    PLAN_MODEL_BOUNDARY = "plan_model_boundary"
+    PLAN_EXTRA_BODY_OVERRIDE = "plan_extra_body_override"
+    PLAN_RAW_INPUT_OVERRIDE = "plan_raw_input_override"
+    PLAN_AUTO_CONTEXT_MANAGEMENT = "plan_auto_context_management"
+    PLAN_MODE_UNSUPPORTED = "plan_mode_unsupported"
+    PLAN_EFFORT_INVALID = "plan_effort_invalid"
+    PLAN_COMPACT_WITH_UPDATES = "plan_compact_with_updates"
 
 
 @dataclass(frozen=True, slots=True)

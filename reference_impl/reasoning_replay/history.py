@@ -22,6 +22,7 @@ class HistoryMessage:
     provider: str | None = None
     channels: Mapping[str, Sequence[object]] = field(default_factory=dict)
     items: Sequence[Mapping[str, Any]] = ()
+    response_id: str | None = None  # the provider's id of the response it came from (SPEC F9)
 
     @property
     def replay_blocks(self) -> Sequence[object]:
@@ -53,8 +54,13 @@ def history_from_json(history: object) -> tuple[HistoryMessage, ...]:
         message = _mapping(raw, f"message {index}")
         role = message.get("role")
         provider = message.get("provider")
-        if not isinstance(role, str) or not (provider is None or isinstance(provider, str)):
-            raise HistoryShapeError(f"message {index}: role must be a string, provider a string")
+        response_id = message.get("response_id")
+        if not isinstance(role, str) or not all(
+            value is None or isinstance(value, str) for value in (provider, response_id)
+        ):
+            raise HistoryShapeError(
+                f"message {index}: role must be a string, provider and response_id strings"
+            )
         channels = {
             name: _list(blocks, f"message {index} channel {name}")
             for name, blocks in _mapping(message.get("channels", {}), "channels").items()
@@ -63,5 +69,5 @@ def history_from_json(history: object) -> tuple[HistoryMessage, ...]:
             _mapping(item, f"message {index} item")
             for item in _list(message.get("items", []), "items")
         ]
-        messages.append(HistoryMessage(role, provider, channels, items))
+        messages.append(HistoryMessage(role, provider, channels, items, response_id))
     return tuple(messages)

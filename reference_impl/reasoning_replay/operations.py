@@ -17,6 +17,7 @@ from .dedupe import DedupeDecision, decide, reasoning_replay_dedupe_key
 from .diagnostics import Code
 from .envelope import check_item_value
 from .history import HistoryShapeError, history_from_json
+from .planner import DEFAULT_UPDATE_CAPABLE, Endpoint, PlanSettings, PlanTransport, plan_request
 from .provider_input import ConflictPolicy, ReplayTarget, Transport, build_replay_input
 from .reader import parse_reasoning_replay_envelope
 from .redaction import redact
@@ -137,6 +138,33 @@ def _dedupe(data: Mapping[str, Any]) -> OperationResult:
     )
 
 
+def _plan(data: Mapping[str, Any]) -> OperationResult:
+    try:
+        messages = history_from_json(data.get("history"))
+        settings = PlanSettings(
+            model=data.get("model"),
+            desired_effort=data.get("desired_effort"),
+            instance_key=data.get("instance_key"),
+            metadata=_field(data, "metadata", Mapping) if "metadata" in data else {},
+            transport=PlanTransport(data.get("transport", PlanTransport.SSE)),
+            endpoint=Endpoint(data.get("endpoint", Endpoint.RESPONSES)),
+            target_provider=data.get("target_provider", "openai"),
+            update_capable=frozenset(data.get("update_capable_models", DEFAULT_UPDATE_CAPABLE)),
+        )
+    except (HistoryShapeError, ValueError, TypeError) as error:
+        raise OperationInputError(f"plan input: {error}") from None
+    plan = plan_request(messages, settings)
+    if isinstance(plan, Code):
+        return _rejected(plan)
+    return _accepted(
+        {
+            "request": plan.request,
+            "record": plan.record.to_json(),
+            "diagnostics": [d.to_json() for d in plan.diagnostics],
+        }
+    )
+
+
 def _redact(data: Mapping[str, Any]) -> OperationResult:
     if "payload" not in data:
         raise OperationInputError("input.payload is missing")
@@ -163,6 +191,7 @@ _HANDLERS: Final[dict[str, Callable[[Mapping[str, Any]], OperationResult]]] = {
     "dedupe": _dedupe,
     "redact": _redact,
     "telemetry": _telemetry,
+    "plan": _plan,
 }
 OPERATIONS: Final = tuple(_HANDLERS)
 

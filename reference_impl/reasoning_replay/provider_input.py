@@ -47,14 +47,20 @@ class ReplayTarget:
 class ReplayRequestInput:
     """A request's ``input`` array with what building it found (SPEC P2, D2–D3, T1).
 
-    ``rejected`` is set only under ``ConflictPolicy.REJECT``; ``input`` is then empty.
+    ``by_message`` holds each message's part of ``input`` (its replay items, then its own items),
+    for callers that insert items at message boundaries (SPEC F2). ``rejected`` is set only under
+    ``ConflictPolicy.REJECT``; the input is then empty.
     """
 
-    input: tuple[dict[str, Any], ...]
+    by_message: tuple[tuple[dict[str, Any], ...], ...]
     diagnostics: tuple[Diagnostic, ...]
     deduplicated_exact: int
     id_ciphertext_conflicts: int
     rejected: Code | None = None
+
+    @property
+    def input(self) -> tuple[dict[str, Any], ...]:
+        return tuple(item for items in self.by_message for item in items)
 
     def telemetry(self) -> ReplayTelemetry:
         return replay_telemetry(
@@ -141,8 +147,8 @@ def build_replay_input(
         return ReplayRequestInput(
             (), tuple(diagnostics), exact, conflicts, rejected=Code.DEDUPE_ID_CIPHERTEXT_CONFLICT
         )
-    request_input: list[dict[str, Any]] = []
-    for message_index, message in enumerate(messages):
-        request_input.extend(replayed.get(message_index, ()))
-        request_input.extend(_own_items(message, target))
-    return ReplayRequestInput(tuple(request_input), tuple(diagnostics), exact, conflicts)
+    by_message = tuple(
+        (*replayed.get(index, ()), *_own_items(message, target))
+        for index, message in enumerate(messages)
+    )
+    return ReplayRequestInput(by_message, tuple(diagnostics), exact, conflicts)

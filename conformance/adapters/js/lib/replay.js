@@ -16,17 +16,35 @@ export const REPLAY_CHANNEL = 'openai-reasoning-encrypted';
  * @throws {ReplayError} dedupe_id_ciphertext_conflict under the reject policy
  */
 export function buildInput(history, target, options) {
+  const { segments, diagnostics, dedupe } = buildSegments(history, target, options);
+  const input = [];
+  for (const seg of segments) {
+    for (const it of seg.replay) input.push(it);
+    for (const it of seg.own) input.push(it);
+  }
+  return { input, diagnostics, counters: telemetryCounters(input, dedupe.counters()) };
+}
+
+/**
+ * P2 per message: the replay items (after dedupe) and the own items (after D7) of every history
+ * entry, index for index with `history.messages`, so a caller can insert items between them
+ * (the planner of §9 does). Concatenating replay then own items, message by message, is the
+ * input of buildInput.
+ * @returns {{segments: {replay: unknown[], own: unknown[]}[], diagnostics: object[], dedupe: Deduper}}
+ */
+export function buildSegments(history, target, options) {
   // P3: the transport changes framing, never items, so it is deliberately not consulted.
   const targetProvider = target?.provider;
   const xai = targetProvider === 'xai';
   const dedupe = new Deduper(options);
-  const input = [];
   const diagnostics = [];
   const report = (code, mi, bi) => diagnostics.push({ code, message_index: mi, block_index: bi });
 
   const messages = Array.isArray(history?.messages) ? history.messages : [];
-  messages.forEach((msg, mi) => {
-    if (!isJsonObject(msg)) return; // totality: a junk entry contributes nothing
+  const segments = messages.map((msg, mi) => {
+    const replay = [];
+    const own = [];
+    if (!isJsonObject(msg)) return { replay, own }; // totality: a junk entry contributes nothing
     const channels = isJsonObject(msg.channels) ? msg.channels : null;
     const blocks = channels && Array.isArray(channels[REPLAY_CHANNEL]) ? channels[REPLAY_CHANNEL] : [];
 
@@ -52,17 +70,18 @@ export function buildInput(history, target, options) {
           return;
         }
         if (decision === KEEP_CONFLICT) report('dedupe_id_ciphertext_conflict', mi, bi);
-        input.push(verdict.item); // P1: the stored item exactly, nothing added
+        replay.push(verdict.item); // P1: the stored item exactly, nothing added
       });
     }
 
     // P2 step 2: the message's own items, in order; D7 strips assistant-message ids for xai.
     for (const item of Array.isArray(msg.items) ? msg.items : []) {
-      input.push(xai ? withoutAssistantMessageId(item) : item);
+      own.push(xai ? withoutAssistantMessageId(item) : item);
     }
+    return { replay, own };
   });
 
-  return { input, diagnostics, counters: telemetryCounters(input, dedupe.counters()) };
+  return { segments, diagnostics, dedupe };
 }
 
 /** D7: xAI reuses assistant-message ids across turns, so they are not sent. */

@@ -1,0 +1,231 @@
+"""The plan of a request (SPEC §9): where reasoning-effort configuration updates go, and the key.
+
+A pure function of the history and the request's settings, linear in the history's length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Final
+
+from .cache_state import CACHE_STATE_CHANNEL, CacheStateRecord, effort_allowed, read_cache_state
+from .diagnostics import Code, Diagnostic
+from .history import HistoryMessage
+from .overrides import check_overrides, desired_effort, is_update_capable, requested_model
+from .provider_input import ReplayTarget, build_replay_input
+
+DEFAULT_UPDATE_CAPABLE: Final = frozenset(("gpt-6-astra",))  # SPEC §9.1
+STAGED_MEDIA_CHANNEL: Final = "fast-agent-tool-media-message"
+TOOL_OUTPUT_TYPES: Final = frozenset(("function_call_output", "custom_tool_call_output"))
+COMPACTION_TYPES: Final = frozenset(("compaction", "compaction_trigger"))
+
+
+class PlanTransport(StrEnum):
+    SSE = "sse"
+    WEBSOCKET = "websocket"
+    WEBSOCKET_CONTINUATION = "websocket_continuation"  # SPEC F9
+
+
+class Endpoint(StrEnum):
+    RESPONSES = "responses"
+    COMPACT = "compact"  # the standalone /responses/compact
+
+
+@dataclass(frozen=True, slots=True)
+class PlanSettings:
+    """Everything but the history that a plan depends on (SPEC F11)."""
+
+    model: object
+    desired_effort: object  # a string, or None; anything else is rejected (SPEC F8)
+    instance_key: object
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    transport: PlanTransport = PlanTransport.SSE
+    endpoint: Endpoint = Endpoint.RESPONSES
+    target_provider: str = "openai"
+    update_capable: Collection[str] = DEFAULT_UPDATE_CAPABLE
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The request fields, the record to store with the response, and what planning found."""
+
+    request: dict[str, Any]
+    record: CacheStateRecord
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def configuration_update(effort: str) -> dict[str, Any]:
+    """SPEC F2: exactly this item, nothing more."""
+    return {"type": "configuration_update", "reasoning": {"effort": effort}}
+
+
+def is_genuine_user_turn(message: HistoryMessage) -> bool:
+    """SPEC §9.1: a user message with non-empty content that is not a tool-result continuation."""
+    if message.role != "user" or message.channels.get(STAGED_MEDIA_CHANNEL):
+        return False
+    if any(item.get("type") in TOOL_OUTPUT_TYPES for item in message.items):
+        return False
+    return any(_is_user_message_item(item) and item.get("content") for item in message.items)
+
+
+def _is_user_message_item(item: Mapping[str, Any]) -> bool:
+    return item.get("type") == "message" and item.get("role") == "user"
+
+
+def _has_compaction(message: HistoryMessage) -> bool:
+    return any(item.get("type") in COMPACTION_TYPES for item in message.items)
+
+
+def _records(
+    messages: Sequence[HistoryMessage], model: str, update_capable: bool
+) -> tuple[dict[int, CacheStateRecord], list[Diagnostic]]:
+    """The records valid for ``model``, by message index, and a diagnostic per malformed one."""
+    valid: dict[int, CacheStateRecord] = {}
+    diagnostics = []
+    for index, message in enumerate(messages):
+        if message.role != "assistant":
+            continue
+        record = read_cache_state(message.channels.get(CACHE_STATE_CHANNEL, ()))
+        if record is None:
+            continue
+        if isinstance(record, Code):  # SPEC F6: absent, but said
+            diagnostics.append(Diagnostic(record, index, 0))
+        elif record.model == model:  # SPEC F5: other models' records are ignored
+            if effort_allowed(record.effort, update_capable):
+                valid[index] = record
+            else:
+                diagnostics.append(Diagnostic(Code.CACHE_STATE_INVALID, index, 0))
+    return valid, diagnostics
+
+
+def _turn_efforts(
+    messages: Sequence[HistoryMessage], records: Mapping[int, CacheStateRecord], desired: str
+) -> dict[int, str | None]:
+    """SPEC F3/F5: each genuine user turn's effort; ``None`` keeps the effective effort.
+
+    One backward pass: what decides a turn is the first assistant message or genuine user turn
+    after it, or the end of the history (the new turn, which gets the desired effort).
+    """
+    efforts: dict[int, str | None] = {}
+    decider: str | None = desired
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        genuine = is_genuine_user_turn(message)
+        if genuine:
+            efforts[index] = decider
+        if message.role == "assistant":
+            record = records.get(index)
+            decider = record.effort if record is not None else None
+        elif genuine:
+            decider = None  # SPEC F5: a later genuine turn first: keep the effective effort
+    return efforts
+
+
+def _insert_updates(
+    by_message: Sequence[Sequence[dict[str, Any]]],
+    messages: Sequence[HistoryMessage],
+    turn_efforts: Mapping[int, str | None],
+    baseline: str,
+) -> tuple[list[list[dict[str, Any]]], str]:
+    """SPEC F2, F4, F7 as the state machine of §9.3; returns the items and the record's effort."""
+    effective: str | None = baseline
+    remembered = baseline
+    planned: list[list[dict[str, Any]]] = []
+    for index, (message, items) in enumerate(zip(messages, by_message, strict=True)):
+        out = list(items)
+        if index in turn_efforts:
+            effort = turn_efforts[index]
+            if effort is None:  # no relabelling: the turn keeps what is in force
+                effort = effective if effective is not None else remembered
+            if effort != effective:  # an unknown effective effort always differs (SPEC F7)
+                at = next(i for i, item in enumerate(out) if _is_user_message_item(item))
+                out.insert(at, configuration_update(effort))
+                effective = effort
+        if _has_compaction(message):
+            if effective is not None:
+                remembered = effective
+            effective = None
+        planned.append(out)
+    return planned, effective if effective is not None else remembered
+
+
+def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> Plan | Code:
+    """SPEC F1–F11, K1–K4: the plan of the next request, or the F8 code that rejects it."""
+    metadata = settings.metadata
+    rejected = check_overrides(
+        settings.model,
+        settings.desired_effort,
+        settings.instance_key,
+        metadata,
+        settings.update_capable,
+    )
+    if rejected is not None:
+        return rejected
+    model = requested_model(settings.model, metadata)
+    assert isinstance(model, str) and isinstance(settings.instance_key, str)
+    capable = is_update_capable(model, settings.update_capable)
+    desired = desired_effort(settings.desired_effort, metadata)
+    records, record_diagnostics = _records(messages, model, capable)
+
+    explicit_key = metadata.get("prompt_cache_key")
+    latest = records[max(records)].key if records else None
+    key = explicit_key if isinstance(explicit_key, str) else latest or settings.instance_key
+
+    replay = build_replay_input(messages, ReplayTarget(settings.target_provider))
+    by_message: Sequence[Sequence[dict[str, Any]]] = replay.by_message
+    reasoning: dict[str, Any] | None
+    metadata_reasoning = metadata.get("reasoning")
+    others = {
+        name: value
+        for name, value in (metadata_reasoning or {}).items()
+        if name != "effort"
+    }
+    if capable:
+        assert isinstance(desired, str)
+        baseline = records[min(records)].effort if records else desired  # SPEC F1
+        assert baseline is not None
+        turn_efforts = _turn_efforts(messages, records, desired)
+        by_message, final_effort = _insert_updates(by_message, messages, turn_efforts, baseline)
+        reasoning = {"effort": baseline, **others}
+        record = CacheStateRecord(model, key, final_effort)
+    else:  # SPEC F10: the request-level effort changes normally, and no update is ever sent
+        if isinstance(desired, str):
+            reasoning = {"effort": desired, **others}
+        else:
+            reasoning = others if isinstance(metadata_reasoning, Mapping) else None
+        record = CacheStateRecord(model, key, None)
+
+    request: dict[str, Any] = {"model": model}
+    if reasoning is not None:
+        request["reasoning"] = reasoning
+    request["prompt_cache_key"] = key
+    request.update(_input_for_transport(messages, by_message, settings.transport))
+    if settings.endpoint is Endpoint.COMPACT and any(
+        item.get("type") == "configuration_update" for item in request["input"]
+    ):
+        return Code.PLAN_COMPACT_WITH_UPDATES
+    diagnostics = sorted(
+        (*replay.diagnostics, *record_diagnostics), key=lambda d: (d.message_index, d.block_index)
+    )
+    return Plan(request, record, tuple(diagnostics))
+
+
+def _input_for_transport(
+    messages: Sequence[HistoryMessage],
+    by_message: Sequence[Sequence[dict[str, Any]]],
+    transport: PlanTransport,
+) -> dict[str, Any]:
+    """SPEC F9: the whole input, or for a WebSocket continuation only what follows the last
+    assistant message, chained to its response by ``previous_response_id``."""
+    last_assistant = max(
+        (i for i, message in enumerate(messages) if message.role == "assistant"), default=None
+    )
+    if transport is PlanTransport.WEBSOCKET_CONTINUATION and last_assistant is not None:
+        response_id = messages[last_assistant].response_id
+        if response_id is not None:
+            increment = [item for items in by_message[last_assistant + 1 :] for item in items]
+            return {"input": increment, "previous_response_id": response_id}
+    return {"input": [item for items in by_message for item in items]}
+
