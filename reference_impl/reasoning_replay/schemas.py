@@ -18,6 +18,8 @@ ENVELOPE_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "reasoning-replay.v1.schema.json"
 ITEM_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "reasoning-item.v1.schema.json"
 DIAGNOSTIC_VIEW_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "reasoning-diagnostic-view.v1.schema.json"
 TELEMETRY_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "replay-telemetry.v1.schema.json"
+CONFIGURATION_UPDATE_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "configuration-update.v1.schema.json"
+CACHE_STATE_RECORD_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "cache-state-record.v1.schema.json"
 
 
 @cache
