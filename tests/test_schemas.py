@@ -19,6 +19,8 @@ from reasoning_replay import (
     validator_for,
 )
 from reasoning_replay.schemas import (
+    CACHE_STATE_RECORD_SCHEMA_ID,
+    CONFIGURATION_UPDATE_SCHEMA_ID,
     DIAGNOSTIC_VIEW_SCHEMA_ID,
     ENVELOPE_SCHEMA_ID,
     ITEM_SCHEMA_ID,
@@ -99,7 +101,8 @@ def test_every_schema_id_is_under_the_namespace_and_matches_its_file_name(path: 
 def test_module_constants_name_the_schema_ids() -> None:
     assert SCHEMA_NAMESPACE == NAMESPACE
     assert {ENVELOPE_SCHEMA_ID, ITEM_SCHEMA_ID, DIAGNOSTIC_VIEW_SCHEMA_ID,
-            TELEMETRY_SCHEMA_ID} == EXPECTED_IDS
+            TELEMETRY_SCHEMA_ID, CONFIGURATION_UPDATE_SCHEMA_ID,
+            CACHE_STATE_RECORD_SCHEMA_ID} == EXPECTED_IDS
 
 
 @pytest.mark.usefixtures("no_network")
