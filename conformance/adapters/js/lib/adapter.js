@@ -11,6 +11,7 @@ import { buildInput } from './replay.js';
 import { dedupeEntries } from './dedupe.js';
 import { redact } from './redact.js';
 import { telemetryCounters } from './telemetry.js';
+import { plan } from './plan.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -19,7 +20,7 @@ export const IMPLEMENTATION = Object.freeze({
   version: '0.1.0',
   language: 'javascript',
   homepage: 'conformance/adapters/js',
-  operations: ['read', 'capture', 'replay', 'dedupe', 'redact', 'telemetry'],
+  operations: ['read', 'capture', 'replay', 'dedupe', 'redact', 'telemetry', 'plan'],
 });
 
 /** Bad protocol input (not a spec reject): reported as an `error` reply. */
@@ -53,6 +54,20 @@ const OPERATIONS = {
   },
   telemetry(input) {
     return { output: { counters: telemetryCounters(input.request?.input, input.dedupe) } };
+  },
+  plan(input) {
+    if (!isJsonObject(input.history)) throw new ProtocolError('plan needs input.history (object)');
+    if (input.metadata !== undefined && input.metadata !== null && !isJsonObject(input.metadata)) {
+      throw new ProtocolError('plan: metadata must be an object');
+    }
+    const registry = input.update_capable_models;
+    if (registry !== undefined && !(Array.isArray(registry) && registry.every((m) => typeof m === 'string'))) {
+      throw new ProtocolError('plan: update_capable_models must be an array of strings');
+    }
+    for (const [name, allowed] of [['transport', ['sse', 'websocket', 'websocket_continuation']], ['endpoint', ['responses', 'compact']]]) {
+      if (input[name] !== undefined && !allowed.includes(input[name])) throw new ProtocolError(`plan: unknown ${name}`);
+    }
+    return { output: plan(input) };
   },
 };
 

@@ -27,6 +27,17 @@ export const CODES = Object.freeze([
   'replay_channel_misplaced',
   'dedupe_exact_duplicate',
   'dedupe_id_ciphertext_conflict',
+  'cache_state_invalid',
+  'plan_model_invalid',
+  'plan_cache_key_invalid',
+  'plan_extra_body_invalid',
+  'plan_model_boundary',
+  'plan_extra_body_override',
+  'plan_raw_input_override',
+  'plan_auto_context_management',
+  'plan_mode_unsupported',
+  'plan_effort_invalid',
+  'plan_compact_with_updates',
 ]);
 
 const CODE_SET = new Set(CODES);

@@ -7,3 +7,6 @@ export { buildInput, REPLAY_CHANNEL } from './replay.js';
 export { Deduper, dedupeEntries } from './dedupe.js';
 export { redact, diagnosticView, SENSITIVE_NAMES } from './redact.js';
 export { telemetryCounters } from './telemetry.js';
+export { plan, configurationUpdate, isGenuineUserTurn, hasNativeCompaction, TOOL_MEDIA_CHANNEL } from './plan.js';
+export { readCacheState, cacheStateText, CACHE_STATE_CHANNEL, ALLOWED_EFFORTS, DEFAULT_UPDATE_CAPABLE_MODELS } from './cachestate.js';
+export { buildSegments } from './replay.js';
