@@ -64,7 +64,10 @@ def check_overrides(
         or is_update_capable(model, update_capable)
     ):
         return Code.PLAN_MODEL_BOUNDARY
+    reasoning = metadata.get("reasoning")
     if not is_update_capable(model, update_capable):
+        if reasoning is not None and not isinstance(reasoning, Mapping):
+            return Code.PLAN_EFFORT_INVALID
         return None
     if present(extra_body, "reasoning") or present(extra_body, "prompt_cache_key"):
         return Code.PLAN_EXTRA_BODY_OVERRIDE
@@ -76,7 +79,6 @@ def check_overrides(
         value not in ([], {}) for value in _in_either(metadata, extra_body, "context_management")
     ):
         return Code.PLAN_AUTO_CONTEXT_MANAGEMENT
-    reasoning = metadata.get("reasoning")
     if isinstance(reasoning, Mapping) and reasoning.get("mode") not in (None, "standard"):
         return Code.PLAN_MODE_UNSUPPORTED
     for multi_agent in _in_either(metadata, extra_body, "multi_agent"):

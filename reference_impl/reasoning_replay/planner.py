@@ -191,7 +191,7 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
         reasoning = {"effort": baseline, **others}
         record = CacheStateRecord(model, key, final_effort)
     else:  # SPEC F10: the request-level effort changes normally, and no update is ever sent
-        if isinstance(desired, str):
+        if desired is not None:  # as given: no effort is checked for such a model
             reasoning = {"effort": desired, **others}
         else:
             reasoning = others if isinstance(metadata_reasoning, Mapping) else None

@@ -42,7 +42,8 @@ function reject(code) {
 /** §9.1: a user message with user text, no tool results and no staged tool media. */
 export function isGenuineUserTurn(msg) {
   if (!isJsonObject(msg) || msg.role !== 'user') return false;
-  if (isJsonObject(msg.channels) && Object.hasOwn(msg.channels, TOOL_MEDIA_CHANNEL)) return false;
+  // Staged tool media: the channel with content in it (an empty channel is no channel, as in ST1).
+  if (isJsonObject(msg.channels) && hasContent(msg.channels[TOOL_MEDIA_CHANNEL])) return false;
   const items = Array.isArray(msg.items) ? msg.items : [];
   let userText = false;
   for (const it of items) {
@@ -54,6 +55,10 @@ export function isGenuineUserTurn(msg) {
     }
   }
   return userText;
+}
+
+function hasContent(channel) {
+  return channel !== undefined && channel !== null && !(Array.isArray(channel) && channel.length === 0);
 }
 
 /** F7: the message carries an own item of native compaction. */
@@ -178,7 +183,7 @@ export function plan(p) {
 
   // Continuation (F9): possible when the last assistant message carries its response id.
   const responseId = lastAssistant >= 0 ? messages[lastAssistant].response_id : undefined;
-  const continuation = transport === 'websocket_continuation' && typeof responseId === 'string' && responseId !== '';
+  const continuation = transport === 'websocket_continuation' && typeof responseId === 'string';
   const firstSent = continuation ? lastAssistant + 1 : 0;
 
   const input = [];
@@ -255,7 +260,9 @@ function pushAll(out, ...lists) {
 function requestReasoning(updateCapable, reasoning, effort) {
   if (updateCapable) return { ...(reasoning ?? {}), effort };
   if (reasoning === undefined) return effort === null ? undefined : { effort };
-  return effort === null ? { ...reasoning } : { ...reasoning, effort };
+  const out = { ...reasoning, effort };
+  if (effort === null) delete out.effort; // reasoning.effort: null asks for nothing (F8)
+  return out;
 }
 
 /** F11: P2 diagnostics and record diagnostics in message order (a message's P2 ones first). */
