@@ -11,10 +11,13 @@ of the history), clearing, the key's persistence (K3), malformed records (F6), o
 from __future__ import annotations
 
 import copy
+import importlib
 import itertools
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -570,6 +573,33 @@ def test_record_of_another_model_is_ignored_not_reported() -> None:
     assert plan.request["prompt_cache_key"] == INSTANCE_KEY
 
 
+@pytest.mark.parametrize(
+    ("requested", "record"),
+    [
+        (ASTRA, {"model": OTHER, "key": "k", "effort": "high"}),
+        (ASTRA, {"model": OTHER, "key": "k", "effort": None}),
+        (OTHER, {"model": ASTRA, "key": "k", "effort": "high"}),
+        (OTHER, {"model": ASTRA, "key": "k", "effort": None}),
+        (OTHER, {"model": "gpt-4o", "key": "k", "effort": "minimal"}),
+    ],
+)
+def test_well_formed_record_of_another_model_is_ignored_whatever_its_effort(
+    requested: str, record: dict[str, Any]
+) -> None:
+    """F6 (clarified): the effort is checked only against the requested model."""
+    plan = plan_ok([user("u1"), assistant(record), user("u2")], settings("low", model=requested))
+    assert plan.diagnostics == ()
+    assert plan.request["prompt_cache_key"] == INSTANCE_KEY
+
+
+@pytest.mark.parametrize("requested", [ASTRA, OTHER])
+def test_structurally_malformed_record_of_another_model_is_still_reported(requested: str) -> None:
+    """F6 (clarified): the structure is checked first, for every record."""
+    bad = json.dumps({"model": "gpt-4o", "key": "k", "effort": None, "extra": True})
+    plan = plan_ok([user("u1"), assistant(bad), user("u2")], settings("low", model=requested))
+    assert plan.diagnostics == (Diagnostic(Code.CACHE_STATE_INVALID, 1, 0),)
+
+
 def test_a_non_update_capable_record_with_an_effort_is_malformed_for_that_model() -> None:
     history = [user("u1"), assistant(effort="high", model=OTHER, key="k"), user("u2")]
     plan = plan_ok(history, settings("low", model=OTHER))
@@ -693,16 +723,28 @@ def test_no_desired_effort_for_another_model_sends_no_effort() -> None:
     assert with_summary.request["reasoning"] == {"summary": "auto"}
 
 
-@pytest.mark.parametrize("reasoning", [[1], "high", 5, True])
-def test_non_object_reasoning_for_another_model_gives_a_plan_or_code_never_raises(
-    reasoning: object,
-) -> None:
-    """F8 rejects a non-object ``metadata.reasoning`` only for update-capable models; for any
-    other model the planner must still return a Plan or a Code (F11), not raise."""
-    result = plan_request(
-        [user("u1")], settings("low", model=OTHER, metadata={"reasoning": reasoning})
-    )
-    assert isinstance(result, Plan | Code)
+@pytest.mark.parametrize("reasoning", [[1], "high", 5, True, []])
+def test_non_object_reasoning_is_rejected_for_every_model(reasoning: object) -> None:
+    """F8 (clarified): a non-object ``metadata.reasoning`` is ``plan_effort_invalid`` for other
+    models too, never a crash; ``null`` is absent for them and rejected for update-capable ones."""
+    for model in (OTHER, ASTRA):
+        chosen = settings("low", model=model, metadata={"reasoning": reasoning})
+        assert plan_request([user("u1")], chosen) is Code.PLAN_EFFORT_INVALID
+    null_other = plan_ok([user("u1")], settings("low", model=OTHER, metadata={"reasoning": None}))
+    assert null_other.request["reasoning"] == {"effort": "low"}
+    null_astra = settings("low", metadata={"reasoning": None})
+    assert plan_request([user("u1")], null_astra) is Code.PLAN_EFFORT_INVALID
+
+
+@pytest.mark.parametrize("effort", ["minimal", "none", "ultra", 5, ["high"], {"level": 1}])
+def test_another_models_desired_effort_is_sent_as_given(effort: object) -> None:
+    """F11 (clarified): no effort is checked for a model that is not update-capable."""
+    configured = plan_ok([user("u1")], settings(effort, model=OTHER))
+    assert configured.request["reasoning"] == {"effort": effort}
+    metadata = {"reasoning": {"effort": effort, "summary": "auto"}}
+    override = plan_ok([user("u1")], settings("low", model=OTHER, metadata=metadata))
+    assert override.request["reasoning"] == {"effort": effort, "summary": "auto"}
+    assert override.record.effort is None
 
 
 def test_custom_registry_is_exact_membership() -> None:
@@ -844,6 +886,10 @@ GENUINE_CASES: dict[str, tuple[HistoryMessage, bool]] = {
         ),
         False,
     ),
+    "empty_staged_media_channel": (
+        _user_with(_text("hi"), channels={STAGED_MEDIA_CHANNEL: []}),
+        True,
+    ),
     "staged_media": (
         _user_with(_text("hi"), channels={STAGED_MEDIA_CHANNEL: [{"type": "image"}]}),
         False,
@@ -943,3 +989,39 @@ def test_read_cache_state_absent_and_valid() -> None:
         "key": "k",
         "effort": "low",
     }
+
+
+# --- tools/bench_planner.py smoke test (nothing timed or asserted about speed) ----------------
+
+
+def test_bench_planner_builds_the_history_it_describes_and_reports(tmp_path: Path) -> None:
+    tools = str(Path(__file__).resolve().parent.parent / "tools")
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
+    bench = importlib.import_module("bench_planner")
+    messages, composition = bench.build_history(400, seed=7)
+    assert len(messages) == composition.messages == 400
+    assert is_genuine_user_turn(messages[-1])
+    assert (
+        composition.genuine_turns + composition.tool_results + composition.assistant_messages == 400
+    )
+    assert composition.tool_results > 0 and composition.effort_changes > 0
+    assert bench.build_history(400, seed=7)[0] == messages  # deterministic
+    plan = plan_ok(messages, settings("medium"))
+    assert plan.diagnostics == ()
+    # the builder's records are what the planner records: replanning each stored request agrees
+    for end, message in enumerate(messages):
+        if message.role == "assistant" and end > 0:
+            stored = read_cache_state(message.channels[CACHE_STATE_CHANNEL])
+            assert isinstance(stored, CacheStateRecord)
+            desired = stored.effort if is_genuine_user_turn(messages[end - 1]) else "low"
+            assert plan_ok(messages[:end], settings(desired)).record == stored
+            if end > 60:
+                break
+    out = tmp_path / "bench.json"
+    assert (
+        bench.main(["--messages", "40", "--runs", "1", "--scales", "1,2", "--json", str(out)]) == 0
+    )
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert [m["messages"] for m in report["measurements"]] == [40, 80]
+    assert len(report["ratios"]) == 1 and report["ratios"][0]["size_ratio"] == 2

@@ -63,7 +63,7 @@ PROPERTY_SETTINGS = settings(
 
 def spec_genuine(message: HistoryMessage) -> bool:
     """SPEC §9.1, read directly."""
-    if message.role != "user" or STAGED_MEDIA_CHANNEL in message.channels:
+    if message.role != "user" or message.channels.get(STAGED_MEDIA_CHANNEL):
         return False
     if any(item.get("type") in TOOL_OUTPUTS for item in message.items):
         return False

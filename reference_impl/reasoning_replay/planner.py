@@ -206,9 +206,8 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
         item.get("type") == "configuration_update" for item in request["input"]
     ):
         return Code.PLAN_COMPACT_WITH_UPDATES
-    diagnostics = sorted(
-        (*replay.diagnostics, *record_diagnostics), key=lambda d: (d.message_index, d.block_index)
-    )
+    # Stable: within a message, P2's diagnostics (already in block order) come first (F11).
+    diagnostics = sorted((*replay.diagnostics, *record_diagnostics), key=lambda d: d.message_index)
     return Plan(request, record, tuple(diagnostics))
 
 

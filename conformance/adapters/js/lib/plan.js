@@ -77,7 +77,8 @@ const LOOK_END = 0; // nothing decisive follows: the new turn, gets the desired 
 const LOOK_KEEP = 1; // another genuine turn, or an assistant without a valid record: unchanged
 
 /**
- * Check F8 rows 1–9 (row 10 needs the planned input). Returns the facts later steps need.
+ * Check F8 rows 1–10 (row 11, compact with updates, needs the planned input). Returns the facts
+ * later steps need.
  */
 function checkRequest(p, registry) {
   const meta = p.metadata;
@@ -122,6 +123,9 @@ function checkRequest(p, registry) {
     // Row 9: metadata.reasoning: null is rejected here (it would erase the baseline).
     if (isJsonObject(meta) && Object.hasOwn(meta, 'reasoning') && !isJsonObject(reasoning)) reject('plan_effort_invalid');
     if (!isAllowedEffort(desired)) reject('plan_effort_invalid');
+  } else if (reasoning !== undefined && reasoning !== null && !isJsonObject(reasoning)) {
+    // Row 10 (other models): a non-object metadata.reasoning; null is absent here.
+    reject('plan_effort_invalid');
   }
   return { model, updateCapable, reasoning: isJsonObject(reasoning) ? reasoning : undefined, desired };
 }
@@ -228,7 +232,7 @@ export function plan(p) {
       }
       if (hasNativeCompaction(messages[i])) known = false; // F7: effective effort unknown
     }
-    // Row 10 of F8, the one check that needs the planned input.
+    // Row 11 of F8, the one check that needs the planned input.
     if (endpoint === 'compact' && input.some((it) => isJsonObject(it) && it.type === 'configuration_update')) {
       reject('plan_compact_with_updates');
     }
@@ -254,8 +258,8 @@ function pushAll(out, ...lists) {
 
 /**
  * F11 request.reasoning. Update-capable: metadata.reasoning's other members as given, effort =
- * the baseline. Other models: metadata.reasoning with effort set to the desired effort when
- * there is one, absent when there is neither.
+ * the baseline. Other models: metadata.reasoning's other members, effort = the desired effort
+ * as given (unchecked) when there is one; absent when there is neither.
  */
 function requestReasoning(updateCapable, reasoning, effort) {
   if (updateCapable) return { ...(reasoning ?? {}), effort };

@@ -289,7 +289,10 @@ test('F8: every row, and its null semantics', () => {
   // row 10: only when the planned input holds an update
   rejects(() => run([u('u1'), a('a1', 'low'), u('u2')], 'high', { endpoint: 'compact' }), 'plan_compact_with_updates');
   assert.doesNotThrow(() => run([u('u1'), a('a1', 'low'), u('u2')], 'low', { endpoint: 'compact' }));
-  // rows 5–10 apply only to update-capable models
+  // a non-object metadata.reasoning is rejected for other models too; null is absent for them
+  rejects(p({ model: 'gpt-5', reasoning: 'high' }), 'plan_effort_invalid');
+  rejects(p({ model: 'gpt-5', reasoning: [] }), 'plan_effort_invalid');
+  // the other rows 5–11 apply only to update-capable models
   const other = { model: 'gpt-5', extra_body: { reasoning: { effort: 'x' }, input: [], truncation: 'auto', multi_agent: true }, reasoning: null, truncation: 'auto' };
   assert.doesNotThrow(p(other));
   assert.doesNotThrow(() => run(h, 'minimal', { metadata: { model: 'gpt-5' } }));
