@@ -50,8 +50,9 @@ def check_overrides(
     model = requested_model(configured_model, metadata)
     if not isinstance(model, str):
         return Code.PLAN_MODEL_INVALID
-    if present(metadata, "prompt_cache_key") and not isinstance(metadata["prompt_cache_key"], str):
-        return Code.PLAN_CACHE_KEY_INVALID
+    explicit_key = metadata.get("prompt_cache_key")
+    if explicit_key is not None and not (isinstance(explicit_key, str) and explicit_key):
+        return Code.PLAN_CACHE_KEY_INVALID  # a record needs a non-empty key (SPEC §9.1)
     if not isinstance(instance_key, str) or not INSTANCE_KEY.fullmatch(instance_key):
         return Code.PLAN_CACHE_KEY_INVALID
     extra_body = metadata.get("extra_body")

@@ -67,7 +67,13 @@ def is_genuine_user_turn(message: HistoryMessage) -> bool:
         return False
     if any(item.get("type") in TOOL_OUTPUT_TYPES for item in message.items):
         return False
-    return any(_is_user_message_item(item) and item.get("content") for item in message.items)
+    return any(_is_user_message_item(item) and _has_content(item) for item in message.items)
+
+
+def _has_content(item: Mapping[str, Any]) -> bool:
+    """SPEC §9.1: a non-empty string, or a non-empty array."""
+    content = item.get("content")
+    return isinstance(content, (str, list)) and len(content) > 0
 
 
 def _is_user_message_item(item: Mapping[str, Any]) -> bool:
@@ -174,7 +180,11 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
     key = explicit_key if isinstance(explicit_key, str) else latest or settings.instance_key
 
     replay = build_replay_input(messages, ReplayTarget(settings.target_provider))
-    by_message: Sequence[Sequence[dict[str, Any]]] = replay.by_message
+    # SPEC F2: stored updates are never sent; every update is derived from the records.
+    by_message: Sequence[Sequence[dict[str, Any]]] = [
+        [item for item in items if item.get("type") != "configuration_update"]
+        for items in replay.by_message
+    ]
     reasoning: dict[str, Any] | None
     metadata_reasoning = metadata.get("reasoning")
     others = {

@@ -87,7 +87,10 @@ function checkRequest(p, registry) {
   if (typeof model !== 'string') reject('plan_model_invalid');
   const capable = (m) => typeof m === 'string' && registry.has(m);
   // Row 2: the key override and the instance key.
-  if (given(meta, 'prompt_cache_key') && typeof meta.prompt_cache_key !== 'string') reject('plan_cache_key_invalid');
+  // A record needs a non-empty key (§9.1), so an empty explicit key is refused too.
+  if (given(meta, 'prompt_cache_key') && (typeof meta.prompt_cache_key !== 'string' || meta.prompt_cache_key === '')) {
+    reject('plan_cache_key_invalid');
+  }
   if (typeof p.instance_key !== 'string' || !INSTANCE_KEY.test(p.instance_key)) reject('plan_cache_key_invalid');
   // Row 3: extra_body.
   const extra = given(meta, 'extra_body') ? meta.extra_body : undefined;
@@ -183,7 +186,14 @@ export function plan(p) {
   const key = given(metadata, 'prompt_cache_key') ? metadata.prompt_cache_key : (lastValid ? lastValid.key : p.instance_key);
 
   // P2: replay items and own items per message, diagnostics in block order.
-  const { segments, diagnostics: replayDiagnostics } = buildSegments(p.history, { provider: targetProvider, transport });
+  const built = buildSegments(p.history, { provider: targetProvider, transport });
+  const replayDiagnostics = built.diagnostics;
+  // F2: a configuration update stored among a message's own items is never sent; every update
+  // of a plan is derived from the records.
+  const segments = built.segments.map(({ replay, own }) => ({
+    replay,
+    own: own.filter((it) => !(isJsonObject(it) && it.type === 'configuration_update')),
+  }));
 
   // Continuation (F9): possible when the last assistant message carries its response id.
   const responseId = lastAssistant >= 0 ? messages[lastAssistant].response_id : undefined;

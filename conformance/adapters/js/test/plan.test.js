@@ -361,7 +361,8 @@ test('K1/K2: instance key without records; override; last valid record of the re
   assert.equal(r.request.prompt_cache_key, 'B');
   assert.deepEqual(r.record, { model: ASTRA, key: 'B', effort: 'low' });
   assert.equal(run(h, 'low', { metadata: { prompt_cache_key: 'X' } }).request.prompt_cache_key, 'X');
-  assert.equal(run(h, 'low', { metadata: { prompt_cache_key: '' } }).request.prompt_cache_key, '', 'any string');
+  assert.throws(() => run(h, 'low', { metadata: { prompt_cache_key: '' } }), { code: 'plan_cache_key_invalid' },
+    'an empty key could not be read back from its record');
 });
 
 test('K3: keys A, B, then none give A, B, B; resuming gives B; clearing draws a new key', () => {
