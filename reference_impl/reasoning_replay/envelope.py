@@ -14,6 +14,7 @@ from .diagnostics import Code
 
 SCHEMA_NAME: Final = "fast-agent.openai-responses.reasoning-replay"  # SPEC E1
 SCHEMA_VERSION: Final = 1  # SPEC E1
+REDACTED_SCHEMA_NAME: Final = SCHEMA_NAME + ".redacted"  # SPEC H2
 REPLAY_CHANNEL: Final = "openai-reasoning-encrypted"  # SPEC ST1
 DISPLAY_CHANNEL: Final = "reasoning"  # SPEC ST2
 
@@ -116,6 +117,8 @@ def check_envelope_value(value: object) -> ReasoningReplayItem | Code:
     if "schema" not in value:
         return classify_unversioned(value)
     if value["schema"] != SCHEMA_NAME:
+        if value["schema"] == REDACTED_SCHEMA_NAME:  # SPEC H2: named, never resumable
+            return Code.REDACTED_RECORD
         return Code.ENVELOPE_SCHEMA_UNKNOWN
     if "version" not in value:
         return Code.ENVELOPE_MEMBER_MISSING

@@ -11,6 +11,7 @@ export const CODES = Object.freeze([
   'envelope_member_missing',
   'envelope_member_unknown',
   'envelope_schema_unknown',
+  'redacted_record',
   'envelope_version_invalid',
   'envelope_version_unsupported',
   'item_not_object',

@@ -5,6 +5,7 @@
 import { parseStrict, JsonTextError, isJsonObject } from './jsontext.js';
 
 export const ENVELOPE_SCHEMA = 'fast-agent.openai-responses.reasoning-replay';
+export const REDACTED_SCHEMA = `${ENVELOPE_SCHEMA}.redacted`; // H2
 export const ENVELOPE_VERSION = 1;
 
 const ENVELOPE_MEMBERS = new Set(['schema', 'version', 'item']);
@@ -48,7 +49,10 @@ export function envelopeValueCode(v) {
     return 'legacy_minimal_record';
   }
   // 8. schema name, exactly
-  if (v.schema !== ENVELOPE_SCHEMA) return 'envelope_schema_unknown';
+  if (v.schema !== ENVELOPE_SCHEMA) {
+    // H2: a redacted record from a redacted export is named, and never resumable.
+    return v.schema === REDACTED_SCHEMA ? 'redacted_record' : 'envelope_schema_unknown';
+  }
   // 9. version: by binary64 value; a boolean is not a number
   if (!has(v, 'version')) return 'envelope_member_missing';
   if (typeof v.version !== 'number') return 'envelope_version_invalid';
