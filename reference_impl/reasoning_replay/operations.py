@@ -16,12 +16,15 @@ from .capture import canonicalize_completed_reasoning_output_item
 from .dedupe import DedupeDecision, decide, reasoning_replay_dedupe_key
 from .diagnostics import Code
 from .envelope import check_item_value
+from .export import ExportMode, export_history
 from .history import HistoryShapeError, history_from_json
 from .planner import DEFAULT_UPDATE_CAPABLE, Endpoint, PlanSettings, PlanTransport, plan_request
 from .provider_input import ConflictPolicy, ReplayTarget, Transport, build_replay_input
 from .reader import parse_reasoning_replay_envelope
 from .redaction import redact
+from .scan import scan_text
 from .telemetry import replay_telemetry
+from .validation import validate_history
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +187,61 @@ def _telemetry(data: Mapping[str, Any]) -> OperationResult:
     return _accepted({"counters": counters.to_json()})
 
 
+def _mode(modes: Mapping[str, Any], name: str) -> int | None:
+    value = modes.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value or any(c not in "01234567" for c in value):
+        raise OperationInputError(f"input.modes.{name} must be an octal string such as 0600")
+    return int(value, 8)
+
+
+def _validate(data: Mapping[str, Any]) -> OperationResult:
+    """SPEC H3, H4: never a rejection; a broken file is a finding."""
+    if "history_text_base64" in data:
+        try:
+            text: str | bytes = base64.b64decode(
+                _field(data, "history_text_base64", str), validate=True
+            )
+        except binascii.Error as error:
+            raise OperationInputError(f"input.history_text_base64 is not base64: {error}") from None
+    else:
+        text = _field(data, "history_text", (str, bytes))  # bytes: decoded by the runner
+    modes = data.get("modes", {})
+    file_name = data.get("file_name")
+    if not isinstance(modes, Mapping) or not (file_name is None or isinstance(file_name, str)):
+        raise OperationInputError("input.modes must be an object and input.file_name a string")
+    report = validate_history(
+        text,
+        provider=_field(data, "provider", str) if "provider" in data else "openai",
+        file_mode=_mode(modes, "file"),
+        directory_mode=_mode(modes, "directory"),
+        file_name=file_name,
+    )
+    return _accepted(report.to_json())
+
+
+def _export(data: Mapping[str, Any]) -> OperationResult:
+    """SPEC H2, H6: the exported history, or ``history_malformed``."""
+    if "history" not in data:
+        raise OperationInputError("input.history is missing")
+    try:
+        mode = ExportMode(_field(data, "mode", str))
+    except ValueError:
+        raise OperationInputError("input.mode must be resumable or redacted") from None
+    drop = data.get("drop_display_reasoning", False)
+    if not isinstance(drop, bool):
+        raise OperationInputError("input.drop_display_reasoning must be a boolean")
+    exported = export_history(data["history"], mode, drop_display_reasoning=drop)
+    if isinstance(exported, Code):
+        return _rejected(exported)
+    return _accepted({"history": exported})
+
+
+
+def _scan(data: Mapping[str, Any]) -> OperationResult:
+    """SPEC H8: the findings of one file's text, in line order, then in order on the line."""
+    return _accepted({"findings": [f.to_json() for f in scan_text(_field(data, "text", str))]})
 _HANDLERS: Final[dict[str, Callable[[Mapping[str, Any]], OperationResult]]] = {
     "read": _read,
     "capture": _capture,
@@ -192,6 +250,9 @@ _HANDLERS: Final[dict[str, Callable[[Mapping[str, Any]], OperationResult]]] = {
     "redact": _redact,
     "telemetry": _telemetry,
     "plan": _plan,
+    "scan": _scan,
+    "validate": _validate,
+    "export": _export,
 }
 OPERATIONS: Final = tuple(_HANDLERS)
 

@@ -31,14 +31,16 @@ class Problem:
 
 def expected_codes(expect: Expect) -> Iterator[str]:
     """Every registry code a case expects: its rejection code, and the codes of the
-    ``diagnostics`` an expected output reports (a replay's skipped blocks, say)."""
+    ``diagnostics`` or ``findings`` an expected output reports (a replay's skipped blocks, a
+    validation's findings)."""
     if expect.code is not None:
         yield expect.code
-    diagnostics = (expect.output or {}).get("diagnostics")
-    if isinstance(diagnostics, list):
-        for diagnostic in diagnostics:
-            if isinstance(diagnostic, Mapping) and isinstance(diagnostic.get("code"), str):
-                yield diagnostic["code"]
+    output = expect.output or {}
+    for listed in (output.get("diagnostics"), output.get("findings")):
+        if isinstance(listed, list):
+            for entry in listed:
+                if isinstance(entry, Mapping) and isinstance(entry.get("code"), str):
+                    yield entry["code"]
 
 def check_suite(conformance_dir: Path, spec_path: Path) -> tuple[tuple[Problem, ...], Suite]:
     problems: list[Problem] = []

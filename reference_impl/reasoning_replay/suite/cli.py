@@ -16,7 +16,7 @@ from typing import TextIO
 
 from reasoning_replay.resources import data_path
 
-from . import PROTOCOL_VERSION, protocol, runner_version
+from . import PROTOCOL_VERSION, protocol, runner_version, scan_cli, validate_cli
 from .adapter_process import (
     DEFAULT_START_TIMEOUT,
     DEFAULT_TIMEOUT,
@@ -32,6 +32,7 @@ from .expectations import (
     load_expectations,
     updated,
 )
+from .export_cli import add_export_parser, cmd_export
 from .implementation import Implementation
 from .inprocess import InProcessImplementation
 from .outcomes import Outcome, judge
@@ -182,6 +183,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_vector_options(request)
     request.add_argument("id", help="case id or alias")
     request.add_argument("--seq", type=int, default=1)
+
+    add_export_parser(sub)
+    scan_cli.add_parser(sub)
+    validate_cli.add_parser(sub)
     return parser
 
 
@@ -197,6 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "smoke": cmd_smoke,
         "bundle": cmd_bundle,
         "request": cmd_request,
+        "scan": scan_cli.cmd_scan,
+        "export": cmd_export,
+        "validate": validate_cli.cmd_validate,
     }
     try:
         return handlers[args.command](args, sys.stdout, sys.stderr)

@@ -5,6 +5,8 @@ Conventions (see SPEC.md itself):
 - every ``<a id="X"></a>`` is an anchor, a valid ``spec`` target for vectors;
 - an anchor directly followed by a bold label (``<a id="E1"></a>**E1.** ...``) starts a rule,
   which runs to the next anchor; a rule is a MUST rule if that text contains the word ``MUST``;
+- a rule whose text holds ``<!-- tested-outside-vectors -->`` concerns files, processes or logs
+  that no operation can show; the test suite covers it, and vectors need not;
 - the registry is the Markdown table between ``<!-- registry:start -->`` and
   ``<!-- registry:end -->``: code in backticks in column 1, defining anchor in column 2.
 """
@@ -18,6 +20,7 @@ from typing import Final
 _ANCHOR: Final = re.compile(r"""<a\s+(?:id|name)\s*=\s*["']([^"']+)["']\s*>\s*</a>""")
 _RULE_LABEL: Final = re.compile(r"\s*\*\*")
 _MUST: Final = re.compile(r"\bMUST\b")
+_OUTSIDE_VECTORS: Final = "<!-- tested-outside-vectors -->"
 _FENCE: Final = re.compile(r"^(```|~~~).*?^\1[^\S\n]*$", re.MULTILINE | re.DOTALL)
 _REGISTRY: Final = re.compile(
     r"<!--\s*registry:start\s*-->(.*?)<!--\s*registry:end\s*-->", re.DOTALL
@@ -41,6 +44,10 @@ class Rule:
     def is_must(self) -> bool:
         return _MUST.search(self.text) is not None
 
+    @property
+    def needs_vectors(self) -> bool:
+        return self.is_must and _OUTSIDE_VECTORS not in self.text
+
 
 @dataclass(frozen=True, slots=True)
 class SpecDoc:
@@ -51,7 +58,8 @@ class SpecDoc:
 
     @property
     def must_rules(self) -> tuple[str, ...]:
-        return tuple(r.anchor for r in self.rules if r.is_must)
+        """The MUST rules that vectors must cover (those tested elsewhere are left out)."""
+        return tuple(r.anchor for r in self.rules if r.needs_vectors)
 
     @property
     def codes(self) -> frozenset[str]:

@@ -12,6 +12,7 @@ import { dedupeEntries } from './dedupe.js';
 import { redact } from './redact.js';
 import { telemetryCounters } from './telemetry.js';
 import { plan } from './plan.js';
+import { exportHistory, EXPORT_MODES } from './export.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -20,7 +21,7 @@ export const IMPLEMENTATION = Object.freeze({
   version: '0.1.0',
   language: 'javascript',
   homepage: 'conformance/adapters/js',
-  operations: ['read', 'capture', 'replay', 'dedupe', 'redact', 'telemetry', 'plan'],
+  operations: ['read', 'capture', 'replay', 'dedupe', 'redact', 'telemetry', 'plan', 'export'],
 });
 
 /** Bad protocol input (not a spec reject): reported as an `error` reply. */
@@ -68,6 +69,14 @@ const OPERATIONS = {
       if (input[name] !== undefined && !allowed.includes(input[name])) throw new ProtocolError(`plan: unknown ${name}`);
     }
     return { output: plan(input) };
+  },
+  export(input) {
+    if (!Object.hasOwn(input, 'history')) throw new ProtocolError('export needs input.history');
+    if (!EXPORT_MODES.includes(input.mode)) throw new ProtocolError('export: mode must be resumable or redacted');
+    const drop = input.drop_display_reasoning ?? false;
+    if (typeof drop !== 'boolean') throw new ProtocolError('export: drop_display_reasoning must be a boolean');
+    // H6: a resumable export is the history as stored; the drop option applies to redacted mode.
+    return { output: { history: exportHistory(input.history, input.mode, { dropDisplayReasoning: drop && input.mode === 'redacted' }) } };
   },
 };
 

@@ -58,17 +58,37 @@ export function diagnosticView(item) {
   };
 }
 
-/** R2: redact any JSON value. */
+const VIEW_MEMBERS = ['type', 'id', 'fields', 'encrypted_content_bytes', 'encrypted_content_sha256',
+  'summary_parts', 'summary_bytes', 'content_parts', 'content_bytes'];
+
+function hasExactlyMembers(value, names) {
+  const keys = Object.keys(value);
+  return keys.length === names.length && names.every((n) => Object.hasOwn(value, n));
+}
+
+/** R2 rule 1: an object whose member names are exactly those of a diagnostic view (R1). */
+export function isDiagnosticViewShape(value) {
+  return isJsonObject(value) && hasExactlyMembers(value, VIEW_MEMBERS);
+}
+
+/** R2: a replacement object (`{redacted}` or `{redacted, bytes, sha256}`, `redacted` a string). */
+export function isReplacement(value) {
+  return isJsonObject(value) && typeof value.redacted === 'string' &&
+    (hasExactlyMembers(value, ['redacted']) || hasExactlyMembers(value, ['redacted', 'bytes', 'sha256']));
+}
+
+/** R2: redact any JSON value. Idempotent: views and replacement objects are left as they are. */
 export function redact(value) {
   if (Array.isArray(value)) return value.map(redact);
   if (!isJsonObject(value)) return value;
-  if (value.type === 'reasoning') return diagnosticView(value);
+  if (value.type === 'reasoning' && !isDiagnosticViewShape(value)) return diagnosticView(value);
   const out = {};
   for (const name of Object.keys(value)) {
     const v = value[name];
     const lower = asciiLower(name);
     let r;
     if (!SENSITIVE.has(lower)) r = redact(v);
+    else if (isReplacement(v)) r = v;
     else if (lower === 'encrypted_content' && typeof v === 'string') {
       // "The replacement of an encrypted_content string": the label is the canonical name
       // (also for a differently-cased member name), plus size and digest.

@@ -1,0 +1,214 @@
+"""Stored history files (SPEC H1): a file's bytes or text in, typed messages or one finding out.
+
+A history file is a UTF-8 JSON file whose top-level object has ``messages``, an array of messages
+in fast-agent's saved-history shape. This module is strict about the members H1 names and
+lenient about every other member, which it ignores. It never raises on data: a file that is not
+UTF-8 is ``history_unreadable``, one that is not JSON or not of that shape ``history_malformed``
+(SPEC H3, E4.2 applied to files).
+
+Two readings with one verdict, as in the reader. The fast one decodes the file in C (msgspec)
+straight into the shape of H1, members and types checked as it goes; it accepts a file only
+when msgspec does, which refuses bad UTF-8, a byte-order mark, ``NaN``/``Infinity``, trailing
+data and escaped lone surrogates, and only when every member is one fast-agent writes. Any file
+it does not accept is read again the exhaustive way: :mod:`json` (which accepts escaped
+lone surrogates: the block that holds one gets its own verdict from the reader,
+``json_invalid_unicode``), then the shape checked member by member. The exhaustive reading
+decides every file the fast one refuses, so both agree by construction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+import msgspec
+
+from .diagnostics import Code
+from .history import HistoryMessage
+
+ROLES: Final = frozenset(("user", "assistant"))  # SPEC H1
+# SPEC H1: members that, when present, are objects. An explicit ``null`` counts as absent, as it
+# does wherever this specification meets optional members (D1, F8): pydantic-style dumps write it.
+_OBJECT_MEMBERS: Final = ("tool_calls", "tool_results", "channels")
+
+_DECODER: Final = msgspec.json.Decoder()
+
+
+class _FastMessage(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
+    """A message of SPEC H1 with the members fast-agent writes, as msgspec checks it."""
+
+    role: Literal["user", "assistant"]
+    content: list[Any]
+    tool_calls: dict[str, Any] | None = None
+    tool_results: dict[str, Any] | None = None
+    channels: dict[str, list[Any]] | None = None
+    stop_reason: Any = None
+    phase: Any = None
+    is_template: Any = None
+    timestamp: Any = None
+
+
+class _FastFile(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
+    messages: list[_FastMessage]
+    reasoning_replay_export: Any = None  # SPEC H6: an export is a history file too
+
+
+_FAST_DECODER: Final = msgspec.json.Decoder(_FastFile)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryFile:
+    """A history file of the shape of SPEC H1, as the messages of SPEC P2.
+
+    Each message keeps its role and channels; its own items are not needed to validate it and
+    are left empty, and no provider is recorded in the H1 shape (``provider`` is ``None``).
+    """
+
+    messages: tuple[HistoryMessage, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryFileProblem:
+    """Why a file is not a history: ``history_unreadable`` or ``history_malformed`` (SPEC H3)."""
+
+    code: Code
+    detail: str
+
+
+class _NonJsonToken(Exception):
+    """``NaN``, ``Infinity`` or ``-Infinity``: Python's json accepts them, JSON does not."""
+
+
+def _refuse_constant(_token: str) -> object:
+    raise _NonJsonToken
+
+
+def _malformed(detail: str) -> HistoryFileProblem:
+    return HistoryFileProblem(Code.HISTORY_MALFORMED, detail)
+
+
+def parse_json_file(data: str | bytes) -> object | HistoryFileProblem:
+    """The JSON value of a file's contents, or the problem that prevents reading one."""
+    try:
+        value: object = _DECODER.decode(data)
+        return value
+    except (msgspec.DecodeError, RecursionError, UnicodeEncodeError):
+        pass  # decided below, by the slower reading
+    if isinstance(data, bytes):
+        try:
+            chars = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            return HistoryFileProblem(
+                Code.HISTORY_UNREADABLE, f"not UTF-8: invalid byte at offset {error.start}"
+            )
+    else:
+        chars = data
+        try:
+            chars.encode("utf-8")
+        except UnicodeEncodeError as error:
+            return HistoryFileProblem(
+                Code.HISTORY_UNREADABLE, f"not UTF-8: a surrogate at offset {error.start}"
+            )
+    if chars.startswith("\ufeff"):
+        return _malformed("not JSON: the text starts with a byte-order mark")
+    try:
+        value = json.loads(chars, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as error:
+        return _malformed(f"not JSON: {error.msg} at line {error.lineno} column {error.colno}")
+    except _NonJsonToken:
+        return _malformed("not JSON: NaN or Infinity")
+    except RecursionError:
+        return _malformed("not JSON this reader can hold: nesting too deep")
+    return value
+
+
+def _selected(
+    channels: dict[str, list[Any]], wanted: Collection[str] | None
+) -> dict[str, list[Any]]:
+    if wanted is None:
+        return channels
+    return {name: blocks for name, blocks in channels.items() if name in wanted}
+
+
+def _message(
+    index: int, raw: object, wanted: Collection[str] | None
+) -> HistoryMessage | HistoryFileProblem:
+    """One message of SPEC H1, or the first way it breaks the shape."""
+    where = f"messages[{index}]"
+    if not isinstance(raw, dict):
+        return _malformed(f"{where} is not an object")
+    role = raw.get("role")
+    if not isinstance(role, str) or role not in ROLES:
+        return _malformed(f'{where}.role is not "user" or "assistant"')
+    if not isinstance(raw.get("content"), list):
+        return _malformed(f"{where}.content is absent or not an array")
+    for name in _OBJECT_MEMBERS:
+        value = raw.get(name)
+        if value is not None and not isinstance(value, dict):
+            return _malformed(f"{where}.{name} is not an object")
+    channels: dict[str, Any] = raw.get("channels") or {}
+    for name, blocks in channels.items():
+        if not isinstance(blocks, list):
+            return _malformed(f"{where}.channels[{json.dumps(name)}] is not an array")
+    return HistoryMessage(role=role, channels=_selected(channels, wanted))
+
+
+def history_from_value(
+    value: object, channels: Collection[str] | None = None
+) -> HistoryFile | HistoryFileProblem:
+    """The messages of a parsed history file, or ``history_malformed`` (SPEC H1).
+
+    ``channels`` names the channels to keep in each message (all of them when ``None``).
+    """
+    if not isinstance(value, dict):
+        return _malformed("the top-level value is not an object")
+    raw_messages = value.get("messages")
+    if not isinstance(raw_messages, list):
+        return _malformed("messages is absent or not an array")
+    messages = []
+    for index, raw in enumerate(raw_messages):
+        message = _message(index, raw, channels)
+        if isinstance(message, HistoryFileProblem):
+            return message
+        messages.append(message)
+    return HistoryFile(tuple(messages))
+
+
+def _read_fast(data: str | bytes, channels: Collection[str] | None) -> HistoryFile | None:
+    """The history of a file msgspec reads in the shape of H1; ``None`` for any other file.
+
+    Every member is materialised, so msgspec checks the UTF-8 of all of it. A member H1 does
+    not name (an unknown one is ignored, not refused) sends the file the exhaustive way.
+    """
+    try:
+        parsed = _FAST_DECODER.decode(data)
+    except (msgspec.DecodeError, RecursionError, UnicodeEncodeError):
+        return None  # not JSON to msgspec, not the shape, or an unknown member
+    return HistoryFile(
+        tuple(
+            HistoryMessage(
+                role=message.role,
+                channels=_selected(message.channels, channels) if message.channels else {},
+            )
+            for message in parsed.messages
+        )
+    )
+
+
+def parse_history_file(
+    data: str | bytes, channels: Collection[str] | None = None
+) -> HistoryFile | HistoryFileProblem:
+    """SPEC H1: a history file's contents as messages, or why they are not a history.
+
+    ``channels`` names the channels to keep in each message (all of them when ``None``); a
+    validator needs only the replay and cache-state channels.
+    """
+    fast = _read_fast(data, channels)
+    if fast is not None:
+        return fast
+    value = parse_json_file(data)
+    if isinstance(value, HistoryFileProblem):
+        return value
+    return history_from_value(value, channels)

@@ -1,0 +1,399 @@
+"""Leak scan (SPEC H8): find replay material in logs, captures and other text files.
+
+Replay material is ``encrypted_content`` (a bearer secret, SPEC R1) and envelope texts (SPEC E1).
+History files and resumable exports hold it by design; anywhere else it is a leak. A scan reports,
+per finding, the line (from 1), the code ``replay_material_exposed`` and the first 12 hexadecimal
+digits of the SHA-256 of the value found; it never reports or returns the value itself.
+
+What one line is searched for (SPEC H8):
+
+1. The line as a whole, when it is one JSON value (a JSON-lines log record, a history line).
+2. Otherwise, JSON embedded in the line (``body: {...}``): every ``{`` or ``[`` at which a JSON
+   value can be decoded, and ``"encrypted_content": "..."`` member fragments that are not inside a
+   decodable value (a pretty-printed or truncated JSON text), also when their quotes are escaped
+   because they sit inside a JSON string (``\\"encrypted_content\\": \\"...\\"``).
+3. In every value found, at any depth: each member named ``encrypted_content`` in any ASCII case
+   whose value is a string of at least 16 characters (code points, after JSON unescaping) is a
+   finding, with the digest of that string. Every other string is searched again as a text, by
+   these same steps: that is how an envelope stored as a JSON string inside another JSON text
+   (JSON in JSON, as in history files and logs of them) is found.
+4. A text (a line, an embedded span, or a string) whose JSON value is an object with ``schema``
+   exactly ``fast-agent.openai-responses.reasoning-replay`` and some ``encrypted_content`` member
+   holding a non-empty string is an envelope text: one finding, with the digest of the envelope's
+   JSON text (without surrounding whitespace), and its members are not reported again. Its
+   ciphertext may be shorter than 16 characters: an envelope is unambiguous, a short
+   ``encrypted_content`` elsewhere (``"x"``, a placeholder) is not.
+
+Redaction replacement objects (SPEC R2) are objects, not strings, so they are never findings;
+redacted records (SPEC H2) carry no ``encrypted_content`` member and another schema name. Members
+with duplicate names are all searched (a leak in the first of two is still a leak).
+
+Files are read line by line (split on ``\\n`` only: JSON strings may hold U+2028), so memory is
+bounded by the longest line. A file with a NUL byte in its first 8 KiB is taken as binary and
+skipped with a note; lines that are not UTF-8 are decoded with U+FFFD replacements and noted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from .diagnostics import Code
+from .envelope import SCHEMA_NAME
+from .telemetry import utf8_bytes
+
+MIN_CIPHERTEXT_CHARS: Final = 16  # SPEC H8
+SHA256_PREFIX_HEX: Final = 12  # SPEC H8
+BINARY_SNIFF_BYTES: Final = 8192
+CIPHERTEXT_NAME: Final = "encrypted_content"
+
+# A text can hold replay material only if it spells the member name, in some case, or escapes
+# characters (``\\u0065ncrypted_content``): every other text is skipped without parsing.
+MAY_HOLD: Final = re.compile(r"encrypted|\\u", re.IGNORECASE | re.ASCII)
+# Where embedded JSON may start, or an ``"encrypted_content": "`` fragment at any escape level:
+# the quotes of a fragment inside k JSON strings are preceded by 2**k - 1 backslashes.
+_FRAGMENT: Final = r"(?P<q>\\*)\"encrypted_content(?P=q)\"\s*:\s*(?P=q)\""
+CANDIDATE: Final = re.compile(r"[{\[]|" + _FRAGMENT, re.IGNORECASE | re.ASCII)
+FRAGMENT_HEAD: Final = re.compile(_FRAGMENT, re.IGNORECASE | re.ASCII)
+MAX_DECODE_FAILURES: Final = 64
+_JSON_SPACE: Final = " \t\n\r"
+_DECODER: Final = json.JSONDecoder()
+
+
+class _Members(tuple[tuple[str, object], ...]):
+    """A decoded JSON object as its (name, value) pairs, duplicates kept, in text order."""
+
+    __slots__ = ()
+
+
+def _pairs(pairs: list[tuple[str, object]]) -> _Members:
+    return _Members(pairs)
+
+
+_PAIRS_DECODER: Final = json.JSONDecoder(object_pairs_hook=_pairs)
+
+
+_ASCII_LOWER: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _ascii_lower(name: str) -> str:
+    return name.translate(_ASCII_LOWER)  # SPEC H8: "in any ASCII case", as R2
+
+
+def _is_ciphertext_name(name: str) -> bool:
+    return _ascii_lower(name) == CIPHERTEXT_NAME
+
+
+def sha256_prefix(value: str) -> str:
+    """SPEC H8: the first 12 hex digits of the SHA-256 of ``value``'s UTF-8 (lone surrogates as
+    U+FFFD, SPEC §1.1)."""
+    return hashlib.sha256(utf8_bytes(value)).hexdigest()[:SHA256_PREFIX_HEX]
+
+
+def _holds_ciphertext(value: object) -> bool:
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, _Members):
+            for name, member in current:
+                if _is_ciphertext_name(name) and isinstance(member, str) and member:
+                    return True
+                stack.append(member)
+        elif isinstance(current, list):
+            stack.extend(current)
+    return False
+
+
+def _is_envelope(value: object) -> bool:
+    """SPEC H8 with E1: an object named by the envelope schema that carries a ciphertext."""
+    return (
+        isinstance(value, _Members)
+        and any(name == "schema" and member == SCHEMA_NAME for name, member in value)
+        and _holds_ciphertext(value)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """A ciphertext member value already found (not to be searched as a text)."""
+
+    value: str
+
+
+def _values_in(value: object) -> Iterator[str]:
+    """The replay material in a decoded JSON value, in order of appearance (depth first)."""
+    stack: list[object] = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, _Members):
+            pending: list[object] = []
+            for name, member in current:
+                if _is_ciphertext_name(name) and isinstance(member, str):
+                    if len(member) >= MIN_CIPHERTEXT_CHARS:
+                        pending.append(_Found(member))
+                else:
+                    pending.append(member)
+            stack.extend(reversed(pending))
+        elif isinstance(current, list):
+            stack.extend(reversed(current))
+        elif isinstance(current, _Found):
+            yield current.value
+        elif isinstance(current, str):
+            yield from material_in_text(current)
+
+
+def _decoded(text: str) -> tuple[bool, object]:
+    try:
+        return True, _PAIRS_DECODER.decode(text)
+    except (ValueError, RecursionError):
+        return False, None
+
+
+@dataclass(frozen=True, slots=True)
+class Fragment:
+    """An ``encrypted_content`` member fragment's value, found in a text that is not JSON.
+
+    ``value_end`` is where the escaped value ends in the text (the text's length when the fragment
+    is unterminated), ``end`` the index after its closing quote; ``value`` is the unescaped value,
+    or None when the fragment is unterminated or does not unescape.
+    """
+
+    value: str | None
+    value_end: int
+    end: int
+
+    @property
+    def terminated(self) -> bool:
+        return self.end > self.value_end
+
+
+def read_fragment(text: str, start: int, backslashes: int) -> Fragment:
+    """The fragment whose value starts at ``start``, its quotes escaped by ``backslashes``.
+
+    At escape level k (``backslashes`` = 2**k - 1), the closing quote is preceded by that many
+    backslashes plus any number of escaped backslashes of the value (2**(k+1) each); a quote
+    preceded by another count is an escaped quote of the value.
+    """
+    index = start
+    end = len(text)
+    step = 2 * (backslashes + 1)
+    while index < end:
+        char = text[index]
+        if char == "\\":
+            run_start = index
+            while index < end and text[index] == "\\":
+                index += 1
+            run = index - run_start
+            closing = run >= backslashes and (run - backslashes) % step == 0
+            if index < end and text[index] == '"' and closing:
+                value_end = index - backslashes
+                return Fragment(_unescape(text[start:value_end], backslashes), value_end, index + 1)
+            index += 1  # the escaped character (a quote at a deeper level, or any other)
+        elif char == '"':
+            # A bare quote ends a plain fragment; inside an escaped one it is not JSON.
+            value = _unescape(text[start:index], 0) if backslashes == 0 else None
+            return Fragment(value, index, index + 1)
+        else:
+            index += 1
+    return Fragment(None, end, end)
+
+
+def _unescape(raw: str, backslashes: int) -> str | None:
+    """Undo the JSON string escaping of a fragment value ``levels + 1`` times."""
+    levels = (backslashes + 1).bit_length() - 1
+    if (1 << levels) - 1 != backslashes:
+        return None  # 2, 4, 5, ... backslashes before a quote: no escape level gives that
+    value = raw
+    for _ in range(levels + 1):
+        try:
+            decoded = json.loads(f'"{value}"')
+        except ValueError:
+            return None
+        if not isinstance(decoded, str):  # pragma: no cover - a JSON string always decodes so
+            return None
+        value = decoded
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddedValue:
+    """A JSON value decoded from ``text[start:end]`` of a text that is not one JSON value."""
+
+    start: int
+    end: int
+    value: object
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddedFragment:
+    """An ``encrypted_content`` fragment whose value starts at ``value_start``, its quotes
+    escaped by ``backslashes`` backslashes (the opening quote and they precede ``value_start``)."""
+
+    value_start: int
+    backslashes: int
+    fragment: Fragment
+
+
+def embedded_parts(
+    text: str, decoder: json.JSONDecoder = _PAIRS_DECODER
+) -> Iterator[EmbeddedValue | EmbeddedFragment]:
+    """JSON values and member fragments embedded in a text, left to right, not overlapping.
+
+    Decoding is tried at each ``{`` and ``[``, at most :data:`MAX_DECODE_FAILURES` failed times
+    per text; after that only fragments are looked for, so that a hostile line (``[[[[...``)
+    costs linear time, not quadratic.
+    """
+    position = failures = 0
+    pattern = CANDIDATE
+    while (match := pattern.search(text, position)) is not None:
+        start = match.start()
+        if match.group("q") is None:  # a { or [: try to decode a JSON value starting there
+            try:
+                value, end = decoder.raw_decode(text, start)
+            except (ValueError, RecursionError):
+                failures += 1
+                if failures >= MAX_DECODE_FAILURES:
+                    pattern = FRAGMENT_HEAD
+                position = start + 1
+                continue
+            yield EmbeddedValue(start, end, value)
+            position = end
+            continue
+        backslashes = len(match.group("q"))
+        fragment = read_fragment(text, match.end(), backslashes)
+        yield EmbeddedFragment(match.end(), backslashes, fragment)
+        position = fragment.end
+
+
+def _embedded(text: str) -> Iterator[str]:
+    """Material in a text that is not one JSON value: embedded JSON and member fragments."""
+    for part in embedded_parts(text):
+        if isinstance(part, EmbeddedValue):
+            if _is_envelope(part.value):
+                yield text[part.start : part.end]
+            else:
+                yield from _values_in(part.value)
+        elif part.fragment.value is not None and len(part.fragment.value) >= MIN_CIPHERTEXT_CHARS:
+            yield part.fragment.value
+
+
+def material_in_text(text: str) -> Iterator[str]:
+    """SPEC H8: the replay material in one text (a line, or a string found in one), in order.
+
+    Yields the values found (for hashing by the caller); never call this to display them.
+    """
+    if MAY_HOLD.search(text) is None:
+        return
+    ok, value = _decoded(text)
+    if ok:
+        if _is_envelope(value):
+            yield text.strip(_JSON_SPACE)
+        else:
+            yield from _values_in(value)
+        return
+    yield from _embedded(text)
+
+
+@dataclass(frozen=True, slots=True)
+class ScanFinding:
+    """One finding of SPEC H8: where, what code, and a digest prefix; never the value."""
+
+    line: int
+    sha256_prefix: str
+    path: Path | None = None
+
+    @property
+    def code(self) -> str:
+        return Code.REPLAY_MATERIAL_EXPOSED.value
+
+    def to_json(self) -> dict[str, object]:
+        """The shape of the ``scan`` operation (PROTOCOL.md), plus ``file`` when there is one."""
+        out: dict[str, object] = {} if self.path is None else {"file": str(self.path)}
+        out.update(line=self.line, code=self.code, sha256_prefix=self.sha256_prefix)
+        return out
+
+
+def scan_line(line: str, number: int, path: Path | None = None) -> Iterator[ScanFinding]:
+    """The findings of one line (its terminator removed), numbered ``number``."""
+    for value in material_in_text(line):
+        yield ScanFinding(number, sha256_prefix(value), path)
+
+
+def scan_lines(lines: Iterable[str], path: Path | None = None) -> Iterator[ScanFinding]:
+    """The findings of lines numbered from 1, in line order, then in order on the line."""
+    for number, line in enumerate(lines, start=1):
+        yield from scan_line(line.removesuffix("\r"), number, path)
+
+
+def scan_text(text: str) -> tuple[ScanFinding, ...]:
+    """The findings of a whole file's text (the ``scan`` operation). Lines split on ``\\n``."""
+    return tuple(scan_lines(text.split("\n")))
+
+
+# --- files: the I/O edge ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FileScan:
+    """The result of scanning one file: its findings, or why it was skipped, or an I/O error."""
+
+    path: Path
+    findings: tuple[ScanFinding, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+    skipped: str | None = None
+    error: str | None = None
+
+
+def _decoded_lines(raw_lines: Iterable[bytes], notes: list[str]) -> Iterator[str]:
+    for number, raw in enumerate(raw_lines, start=1):
+        try:
+            yield raw.decode("utf-8").removesuffix("\n")
+        except UnicodeDecodeError:
+            if not notes:
+                notes.append(f"line {number} is not UTF-8; decoded with U+FFFD replacements")
+            yield raw.decode("utf-8", errors="replace").removesuffix("\n")
+
+
+def scan_file(path: Path) -> FileScan:
+    """Scan one file line by line (SPEC H8). Never raises for I/O: the error is in the result."""
+    notes: list[str] = []
+    try:
+        with path.open("rb") as handle:
+            if b"\0" in handle.peek(BINARY_SNIFF_BYTES)[:BINARY_SNIFF_BYTES]:
+                return FileScan(path, skipped="binary file (NUL byte in its first 8 KiB)")
+            findings = tuple(scan_lines(_decoded_lines(handle, notes), path))
+    except OSError as error:
+        return FileScan(path, error=error.strerror or str(error))
+    return FileScan(path, findings, tuple(notes))
+
+
+def files_under(path: Path) -> Iterator[Path]:
+    """``path`` itself, or the regular files under a directory, recursively, in sorted order.
+
+    Symbolic links to directories are not followed (no loops, no scanning outside the tree).
+    """
+    if not path.is_dir():
+        yield path
+        return
+    for root, directories, names in os.walk(path):
+        directories.sort()
+        for name in sorted(names):
+            candidate = Path(root, name)
+            if candidate.is_file():
+                yield candidate
+
+
+def scan_paths(paths: Iterable[Path]) -> Iterator[FileScan]:
+    """Scan files and directories (recursively). A missing path is a result with an error."""
+    for path in paths:
+        if not path.exists():
+            yield FileScan(path, error="no such file or directory")
+            continue
+        for file in files_under(path):
+            yield scan_file(file)

@@ -1,0 +1,269 @@
+"""Validation of stored history files (SPEC §10.2, H3 and H4): a file in, its findings out.
+
+:func:`validate_history` is a pure function of a file's contents, its name and its permission
+bits; reading files, walking directories and fixing modes belong to the command line
+(:mod:`.suite.validate_cli`). A broken file is a finding, never an exception (SPEC E4.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import PurePath
+from typing import Any, Final
+
+from .cache_state import CACHE_STATE_CHANNEL, effort_allowed, read_cache_state
+from .dedupe import DedupeDecision, decide, reasoning_replay_dedupe_key
+from .diagnostics import Code
+from .envelope import REPLAY_CHANNEL, ReasoningReplayItem
+from .history_files import HistoryFileProblem, parse_history_file
+from .planner import DEFAULT_UPDATE_CAPABLE
+from .reader import parse_reasoning_replay_envelope
+
+SESSION_FILE_NAME: Final = "session.json"  # SPEC H1: metadata, checked for permissions only
+GROUP_OTHER_BITS: Final = 0o077  # SPEC H4
+_CHANNELS: Final = frozenset((REPLAY_CHANNEL, CACHE_STATE_CHANNEL))  # what a validator reads
+
+
+class Severity(StrEnum):
+    """SPEC H3: how bad a finding is; a validator exits 1 when there is an ``error``."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+_WARNINGS: Final = frozenset(
+    (
+        Code.LEGACY_MINIMAL_RECORD,
+        Code.RAW_SDK_SNAPSHOT,
+        Code.DEDUPE_EXACT_DUPLICATE,
+        Code.BLOCK_NOT_TEXT,
+    )
+)
+_LEGACY: Final = frozenset((Code.LEGACY_MINIMAL_RECORD, Code.RAW_SDK_SNAPSHOT))
+
+
+def severity_of(code: Code) -> Severity:
+    """SPEC H3: ``note`` for redacted records, ``warning`` for legacy forms, exact duplicates
+    and non-text blocks, ``error`` for everything else a validator reports."""
+    if code is Code.REDACTED_RECORD:
+        return Severity.NOTE
+    return Severity.WARNING if code in _WARNINGS else Severity.ERROR
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One thing a validator reports about a file (SPEC H3), with its location when it has one.
+
+    ``detail`` is for people (a mode, why a file is malformed); it never holds replay material.
+    """
+
+    code: Code
+    message_index: int | None = None
+    block_index: int | None = None
+    detail: str = ""
+
+    @property
+    def severity(self) -> Severity:
+        return severity_of(self.code)
+
+    def to_json(self) -> dict[str, Any]:
+        """The finding as the ``validate`` operation reports it (conformance/PROTOCOL.md)."""
+        out: dict[str, Any] = {"code": self.code.value, "severity": self.severity.value}
+        if self.message_index is not None:
+            out["message_index"] = self.message_index
+        if self.block_index is not None:
+            out["block_index"] = self.block_index
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class BlockCounts:
+    """SPEC H3: replay blocks of assistant messages by verdict; together, every such block."""
+
+    resumable: int = 0
+    legacy: int = 0  # legacy_minimal_record and raw_sdk_snapshot
+    redacted: int = 0  # redacted_record
+    malformed: int = 0  # every other code of E6, and block_not_text
+
+    @property
+    def total(self) -> int:
+        return self.resumable + self.legacy + self.redacted + self.malformed
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "resumable": self.resumable,
+            "legacy": self.legacy,
+            "redacted": self.redacted,
+            "malformed": self.malformed,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FileReport:
+    """What a validator reports for one file (SPEC H3): findings in order, counts, and whether
+    the history replays exactly as stored (every replay block resumable, none deduplicated)."""
+
+    findings: tuple[Finding, ...]
+    counts: BlockCounts
+    replays_as_stored: bool
+    file_name: str | None = None
+
+    @property
+    def has_error(self) -> bool:
+        return any(f.severity is Severity.ERROR for f in self.findings)
+
+    def to_json(self) -> dict[str, Any]:
+        """The output of the ``validate`` operation (conformance/PROTOCOL.md)."""
+        return {
+            "findings": [f.to_json() for f in self.findings],
+            "counts": self.counts.to_json(),
+            "replays_as_stored": self.replays_as_stored,
+        }
+
+
+def is_session_file(file_name: str | None) -> bool:
+    """``session.json`` is metadata, private all the same (SPEC H1, H4)."""
+    return file_name is not None and PurePath(file_name).name == SESSION_FILE_NAME
+
+
+def permission_findings(file_mode: int | None, directory_mode: int | None) -> list[Finding]:
+    """SPEC H4: group or other permission bits on the file, then on its session directory."""
+    findings = []
+    if file_mode is not None and file_mode & GROUP_OTHER_BITS:
+        findings.append(Finding(Code.FILE_MODE_TOO_OPEN, detail=f"mode {file_mode & 0o777:04o}"))
+    if directory_mode is not None and directory_mode & GROUP_OTHER_BITS:
+        findings.append(
+            Finding(
+                Code.DIRECTORY_MODE_TOO_OPEN,
+                detail=f"session directory mode {directory_mode & 0o777:04o}",
+            )
+        )
+    return findings
+
+
+# Within one block, findings follow the order of SPEC H3's list (conformance/PROTOCOL.md).
+_RANK_BLOCK: Final = 0  # a block's read code, or block_not_text
+_RANK_CACHE_STATE: Final = 1
+_RANK_DEDUPE: Final = 2
+
+
+def _block_text(block: object) -> str | None:
+    """SPEC P2: a text block is an object with ``type`` ``"text"`` and a string ``text``."""
+    if isinstance(block, dict) and block.get("type") == "text":
+        text = block.get("text")
+        if isinstance(text, str):
+            return text
+    return None
+
+
+def _cache_state_problem(blocks: Sequence[object]) -> str | None:
+    """SPEC H3, F6: why a message's cache-state record is malformed, if it is: structure
+    first, then the effort against the record's own model."""
+    record = read_cache_state(blocks)
+    if record is None:
+        return None
+    if isinstance(record, Code):
+        return "malformed cache-state record"
+    if not effort_allowed(record.effort, record.model in DEFAULT_UPDATE_CAPABLE):
+        return f"effort not allowed for model {record.model!r}"
+    return None
+
+
+class _CacheStateChecks:
+    """:func:`_cache_state_problem`, remembered per record text: a history repeats a handful of
+    records (one model, one key, a few efforts) on every assistant message."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, str | None] = {}
+
+    def finding(self, index: int, blocks: Sequence[object]) -> Finding | None:
+        text = _block_text(blocks[0]) if len(blocks) == 1 else None
+        if text is None:  # not one text block: malformed, and nothing to remember
+            problem = _cache_state_problem(blocks)
+        elif text in self._known:
+            problem = self._known[text]
+        else:
+            problem = self._known[text] = _cache_state_problem(blocks)
+        return None if problem is None else Finding(Code.CACHE_STATE_INVALID, index, 0, problem)
+
+
+def validate_history(
+    data: str | bytes,
+    *,
+    provider: str = "openai",
+    file_mode: int | None = None,
+    directory_mode: int | None = None,
+    file_name: str | None = None,
+) -> FileReport:
+    """SPEC H3 and H4 for one file's contents.
+
+    ``provider`` is the provider of messages that record none (SPEC D1; the H1 shape records
+    none). ``file_mode`` and ``directory_mode`` are the permission bits of the file and of its
+    session directory, when known. A ``file_name`` of ``session.json`` is checked for
+    permissions only (SPEC H1).
+    """
+    permissions = permission_findings(file_mode, directory_mode)
+    if is_session_file(file_name):
+        return FileReport(tuple(permissions), BlockCounts(), True, file_name)
+    history = parse_history_file(data, _CHANNELS)
+    if isinstance(history, HistoryFileProblem):
+        problem = Finding(history.code, detail=history.detail)
+        return FileReport((problem, *permissions), BlockCounts(), False, file_name)
+
+    cache_states = _CacheStateChecks()
+    located: list[tuple[int, int, int, Finding]] = []
+    resumable: list[tuple[int, int, ReasoningReplayItem]] = []
+    legacy = redacted = malformed = 0
+    for m_index, message in enumerate(history.messages):
+        if message.role != "assistant":
+            continue  # SPEC H3 names the replay blocks of assistant messages only
+        for b_index, block in enumerate(message.replay_blocks):
+            text = _block_text(block)
+            if text is None:
+                malformed += 1
+                found = Finding(Code.BLOCK_NOT_TEXT, m_index, b_index)
+                located.append((m_index, b_index, _RANK_BLOCK, found))
+                continue
+            read = parse_reasoning_replay_envelope(text)
+            if read.item is not None:
+                resumable.append((m_index, b_index, read.item))
+                continue
+            code = read.code
+            assert code is not None
+            if code in _LEGACY:
+                legacy += 1
+            elif code is Code.REDACTED_RECORD:
+                redacted += 1
+            else:
+                malformed += 1
+            located.append((m_index, b_index, _RANK_BLOCK, Finding(code, m_index, b_index)))
+        cache_state = message.channels.get(CACHE_STATE_CHANNEL)
+        if cache_state:
+            found_record = cache_states.finding(m_index, cache_state)
+            if found_record is not None:
+                located.append((m_index, 0, _RANK_CACHE_STATE, found_record))
+
+    # SPEC D1–D3 across the file's replay blocks; the H1 shape records no provider per message.
+    decisions = decide(reasoning_replay_dedupe_key(item, provider) for _, _, item in resumable)
+    dropped = 0
+    for (m_index, b_index, _), decision in zip(resumable, decisions, strict=True):
+        if decision is DedupeDecision.KEEP:
+            continue
+        if decision is DedupeDecision.DROP_DUPLICATE:
+            dropped += 1
+            code = Code.DEDUPE_EXACT_DUPLICATE
+        else:
+            code = Code.DEDUPE_ID_CIPHERTEXT_CONFLICT
+        located.append((m_index, b_index, _RANK_DEDUPE, Finding(code, m_index, b_index)))
+
+    located.sort(key=lambda entry: entry[:3])
+    counts = BlockCounts(len(resumable), legacy, redacted, malformed)
+    return FileReport(
+        (*permissions, *(entry[3] for entry in located)),
+        counts,
+        counts.total == counts.resumable and dropped == 0,
+        file_name,
+    )

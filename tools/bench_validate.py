@@ -1,0 +1,338 @@
+"""Benchmark ``conformance validate`` against a bare ``json.loads`` of the same history files.
+
+Usage::
+
+    python tools/bench_validate.py [--size-mb 500] [--dir DIR] [--jobs 1 2] [--passes 3]
+                                   [--seed 20261129] [--keep] [--json OUT]
+
+Generates a corpus of session directories of fast-agent history files (SPEC H1) of about
+``--size-mb`` megabytes (10^6 bytes) in a temporary directory (or ``--dir``), then measures,
+each in a fresh child process so that peak memory is its own:
+
+1. ``json_loads``: read every file and ``json.loads`` it, on one core (the baseline);
+2. ``validate_jobsN``: the ``conformance validate`` command (``--format json`` to /dev/null,
+   no progress bar) with ``--jobs N``, for each N of ``--jobs``.
+
+For each it prints wall time (median of ``--passes``), throughput in MB/s and files/s, CPU
+time, and peak resident memory (``ru_maxrss``) of the measuring process and of its worker
+processes; then the headline ratios ``validate_vs_json_loads`` (throughput of one-core
+validation over json.loads; goal >= 1.0) and ``jobs_scaling`` (throughput with the largest N
+over one job; goal close to N). The corpus is deleted afterwards unless ``--keep`` (or
+``--dir``, which is kept). ``--json OUT`` writes every figure.
+
+The corpus, from one ``random.Random(seed)``: session directories (0700) each with
+``session.json``, ``history_<agent>.json`` and sometimes ``history_<agent>_previous.json`` and
+``compacted_<n>.json`` (0600), history files of about 1-5 MB: user turns, assistant messages
+with 1-3 replay envelopes made by ``canonicalize_completed_reasoning_output_item`` from
+completed output items (ciphertext and summaries shaped as ``tools/corpus.py`` makes them),
+the display channel, tool calls and results, and cache-state records. About 1 block in 60 is
+a legacy record, a raw SDK snapshot or a broken envelope, 1 file in 40 is left 0644, and 1 file
+in 100 is not JSON, so that every path of the validator is exercised.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+TOOLS_DIR: Final = Path(__file__).resolve().parent
+sys.path.insert(0, str(TOOLS_DIR))
+
+import corpus  # noqa: E402  (tools/corpus.py: text and ciphertext shapes)
+
+from reasoning_replay import canonicalize_completed_reasoning_output_item  # noqa: E402
+
+DEFAULT_SEED: Final = 20261129
+REPLAY_CHANNEL: Final = "openai-reasoning-encrypted"
+CACHE_CHANNEL: Final = "fast-agent-responses-cache-state"
+EFFORTS: Final = ("low", "medium", "high", "xhigh")
+
+
+# --- corpus ----------------------------------------------------------------------------------
+
+
+class HistoryGenerator:
+    """Messages of realistic fast-agent histories, from one seeded generator."""
+
+    def __init__(self, seed: int) -> None:
+        self.gen = corpus._Generator(seed)
+        self.rng = self.gen.rng
+        self.key = self.rng.randbytes(16).hex()
+
+    def text_block(self, bounds: tuple[int, int]) -> dict[str, Any]:
+        return {"type": "text", "text": self.gen.text(bounds, False)}
+
+    def envelope_text(self) -> str:
+        rng = self.rng
+        item = self.gen.item(rng.randrange(20) == 0)
+        output_item = {**item, "status": "completed", "content": item.get("content")}
+        captured = canonicalize_completed_reasoning_output_item(
+            output_item, source="response.output_item.done"
+        )
+        assert captured.envelope_text is not None
+        roll = rng.random()
+        if roll < 0.006:
+            return json.dumps(
+                {"type": "reasoning", "encrypted_content": item["encrypted_content"], "id": item["id"]}
+            )
+        if roll < 0.012:
+            return json.dumps({**item, "status": None, "content": None})
+        if roll < 0.017:
+            return captured.envelope_text.replace('"version":1', '"version":2', 1)
+        return captured.envelope_text
+
+    def assistant(self) -> dict[str, Any]:
+        rng = self.rng
+        blocks = [self.envelope_text() for _ in range(rng.choice((1, 1, 1, 2, 2, 3)))]
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": [self.text_block((200, 3000))],
+            "channels": {
+                REPLAY_CHANNEL: [{"type": "text", "text": b} for b in blocks],
+                "reasoning": [self.text_block((100, 800))],
+                CACHE_CHANNEL: [
+                    {
+                        "type": "text",
+                        "text": json.dumps(
+                            {"model": "gpt-6-astra", "key": self.key, "effort": rng.choice(EFFORTS)}
+                        ),
+                    }
+                ],
+            },
+            "stop_reason": "endTurn",
+            "timestamp": "2026-11-29T10:00:00Z",
+        }
+        if rng.random() < 0.4:
+            call_id = "call_" + rng.randbytes(8).hex()
+            message["tool_calls"] = {
+                call_id: {
+                    "method": "tools/call",
+                    "params": {"name": "read_file", "arguments": {"path": "src/main.py"}},
+                }
+            }
+            message["stop_reason"] = "toolUse"
+        return message
+
+    def user(self) -> dict[str, Any]:
+        return {"role": "user", "content": [self.text_block((20, 600))], "is_template": False}
+
+    def history(self, target_bytes: int) -> bytes:
+        messages: list[dict[str, Any]] = []
+        size = 0
+        while size < target_bytes:
+            for message in (self.user(), self.assistant()):
+                messages.append(message)
+                size += len(json.dumps(message, ensure_ascii=False))
+        return json.dumps({"messages": messages}, ensure_ascii=False, indent=2).encode("utf-8")
+
+
+def _write(path: Path, data: bytes, mode: int) -> None:
+    path.write_bytes(data)
+    path.chmod(mode)
+
+
+def generate_corpus(root: Path, size_bytes: int, seed: int) -> tuple[int, int]:
+    """Session directories under ``root`` totalling about ``size_bytes``; (files, bytes)."""
+    histories = HistoryGenerator(seed)
+    rng = histories.rng
+    files = total = 0
+    session = 0
+    while total < size_bytes:
+        directory = root / f"2611{session:06d}-{rng.randbytes(3).hex()}"
+        directory.mkdir(mode=0o700)
+        session += 1
+        _write(directory / "session.json", json.dumps({"id": directory.name}).encode(), 0o600)
+        names = ["history_dev.json"]
+        if rng.random() < 0.4:
+            names.append("history_dev_previous.json")
+        names += [f"compacted_{n}.json" for n in range(rng.choice((0, 0, 1, 2)))]
+        for name in names:
+            if rng.random() < 0.01:
+                data = b'{"messages": [{"role": "user", "content": [' + b"x" * 1000
+            else:
+                data = histories.history(rng.randint(1_000_000, 5_000_000))
+            _write(directory / name, data, 0o644 if rng.random() < 0.025 else 0o600)
+            files += 1
+            total += len(data)
+    return files, total
+
+
+def history_paths(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.json") if p.name != "session.json")
+
+
+# --- measurements (in child processes) ---------------------------------------------------------
+
+
+def _rusage() -> dict[str, float]:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "cpu_s": own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
+        "maxrss_self_mb": own.ru_maxrss / 1024,  # Linux: kilobytes
+        "maxrss_workers_mb": children.ru_maxrss / 1024,
+    }
+
+
+def measure_json_loads(root: Path) -> dict[str, float]:
+    paths = history_paths(root)
+    start = time.perf_counter()
+    for path in paths:
+        try:
+            json.loads(path.read_bytes())
+        except ValueError:
+            pass
+    return {"wall_s": time.perf_counter() - start, **_rusage()}
+
+
+def measure_validate(root: Path, jobs: int) -> dict[str, float]:
+    from reasoning_replay.suite.cli import main  # noqa: PLC0415 - only in the child
+
+    argv = ["validate", str(root), "--format", "json", "--output", os.devnull, "--no-progress"]
+    start = time.perf_counter()
+    status = main([*argv, "--jobs", str(jobs)])
+    wall = time.perf_counter() - start
+    return {"wall_s": wall, "exit_status": status, **_rusage()}
+
+
+def run_child(method: str, root: Path, jobs: int) -> dict[str, float]:
+    command = [sys.executable, __file__, "--child", method, "--dir", str(root), "--jobs", str(jobs)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+# --- report ------------------------------------------------------------------------------------
+
+
+def summarize(
+    name: str, runs: Sequence[dict[str, float]], files: int, size: int
+) -> dict[str, Any]:
+    wall = statistics.median(r["wall_s"] for r in runs)
+    return {
+        "method": name,
+        "passes": [round(r["wall_s"], 3) for r in runs],
+        "wall_s": round(wall, 3),
+        "mb_per_s": round(size / 1e6 / wall, 1),
+        "files_per_s": round(files / wall, 1),
+        "cpu_s": round(statistics.median(r["cpu_s"] for r in runs), 2),
+        "maxrss_self_mb": round(max(r["maxrss_self_mb"] for r in runs), 1),
+        "maxrss_workers_mb": round(max(r["maxrss_workers_mb"] for r in runs), 1),
+    }
+
+
+def _iter_lines(rows: Sequence[dict[str, Any]]) -> Iterator[str]:
+    yield (
+        f"{'method':<16}{'wall s':>9}{'MB/s':>9}{'files/s':>9}{'cpu s':>9}"
+        f"{'RSS MB':>9}{'workers':>9}"
+    )
+    for r in rows:
+        yield (
+            f"{r['method']:<16}{r['wall_s']:>9.2f}{r['mb_per_s']:>9.1f}{r['files_per_s']:>9.1f}"
+            f"{r['cpu_s']:>9.1f}{r['maxrss_self_mb']:>9.0f}{r['maxrss_workers_mb']:>9.0f}"
+        )
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--size-mb", type=float, default=500.0, help="corpus size (default 500)")
+    parser.add_argument("--dir", type=Path, help="corpus directory (kept; reused if not empty)")
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2], help="job counts")
+    parser.add_argument("--passes", type=int, default=3, help="timed passes per method")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--keep", action="store_true", help="keep a temporary corpus")
+    parser.add_argument("--json", type=Path, metavar="OUT", help="write every figure as JSON")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.child:
+        jobs = args.jobs[0]
+        if args.child == "json_loads":
+            result = measure_json_loads(args.dir)
+        else:
+            result = measure_validate(args.dir, jobs)
+        print(json.dumps(result))
+        return 0
+
+    root = args.dir if args.dir is not None else Path(tempfile.mkdtemp(prefix="bench-validate-"))
+    temporary = args.dir is None
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        start = time.perf_counter()
+        if any(root.iterdir()):
+            print(f"reusing the corpus in {root}", file=sys.stderr)
+        else:
+            generate_corpus(root, int(args.size_mb * 1e6), args.seed)
+        generated_s = time.perf_counter() - start
+        paths = history_paths(root)
+        size = sum(p.stat().st_size for p in paths)
+        files = len(paths)
+        for path in paths:  # warm the page cache: every method then reads from memory
+            path.read_bytes()
+        print(
+            f"corpus: {files} history files, {size / 1e6:.0f} MB in {root} "
+            f"({generated_s:.0f} s to make)",
+            file=sys.stderr,
+        )
+
+        rows = []
+        methods = [("json_loads", 1)] + [(f"validate_jobs{j}", j) for j in args.jobs]
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name, _ in methods}
+        for _ in range(args.passes):  # interleaved: drift on a shared machine hits all alike
+            for name, jobs in methods:
+                runs[name].append(run_child(name, root, jobs))
+        statuses = {r.get("exit_status") for n, rs in runs.items() if n != "json_loads" for r in rs}
+        rows = [summarize(name, runs[name], files, size) for name, _ in methods]
+        by_name = {r["method"]: r for r in rows}
+        one = by_name.get("validate_jobs1")
+        most = by_name[f"validate_jobs{max(args.jobs)}"]
+        ratios = {
+            "validate_vs_json_loads": (
+                round(one["mb_per_s"] / by_name["json_loads"]["mb_per_s"], 2) if one else None
+            ),
+            "jobs_scaling": round(most["mb_per_s"] / one["mb_per_s"], 2) if one else None,
+            "jobs": max(args.jobs),
+        }
+        for line in _iter_lines(rows):
+            print(line)
+        print(
+            f"validate (1 job) vs json.loads: {ratios['validate_vs_json_loads']}x (goal >= 1.0); "
+            f"{ratios['jobs']} jobs vs 1: {ratios['jobs_scaling']}x; "
+            f"validator exit statuses {sorted(statuses)}"
+        )
+        if args.json is not None:
+            document = {
+                "corpus": {"files": files, "bytes": size, "seed": args.seed},
+                "machine": {
+                    "python": platform.python_version(),
+                    "platform": platform.platform(),
+                    "cpus": os.cpu_count(),
+                },
+                "methods": rows,
+                "ratios": ratios,
+            }
+            args.json.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    finally:
+        if temporary and not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
