@@ -124,7 +124,11 @@ def test_legacy_and_redacted_alone_are_not_errors() -> None:
 
 
 def test_user_message_replay_channels_and_display_channel_are_not_read() -> None:
-    misplaced = {"role": "user", "content": [], "channels": {REPLAY: [{"type": "text", "text": "{"}]}}
+    misplaced = {
+        "role": "user",
+        "content": [],
+        "channels": {REPLAY: [{"type": "text", "text": "{"}]},
+    }
     shown = assistant(envelope())
     shown["channels"]["reasoning"] = [{"type": "text", "text": "{not json"}]
     report = validate_history(history(misplaced, shown))
@@ -211,13 +215,16 @@ def test_cache_state_findings_sit_at_block_0_in_h3_order() -> None:
     ("data", "code"),
     [
         (b"\xff\xfe", "history_unreadable"),
-        (b'{"messages":[{"role":"user","content":[{"type":"text","text":"caf\xe9"}]}]}', "history_unreadable"),
+        (
+            b'{"messages":[{"role":"user","content":[{"type":"text","text":"caf\xe9"}]}]}',
+            "history_unreadable",
+        ),
         ("\ud800", "history_unreadable"),
         (b"", "history_malformed"),
         (b"{", "history_malformed"),
         (b'{"messages":[]} []', "history_malformed"),
         (b'{"messages":[],"x":NaN}', "history_malformed"),
-        (b"\xef\xbb\xbf{\"messages\":[]}", "history_malformed"),
+        (b'\xef\xbb\xbf{"messages":[]}', "history_malformed"),
         (b"[]", "history_malformed"),
         (b'{"messages":null}', "history_malformed"),
         (b'{"messages":[null]}', "history_malformed"),
@@ -249,7 +256,7 @@ def test_broken_files_are_one_file_level_finding(data: str | bytes, code: str) -
         b'{"messages":[{"role":"user","content":[],"x_meta":{"a":[NaN]}}]}'.replace(b"NaN", b"1"),
         b'{"messages":[{"role":"user","content":[],"tool_calls":null,"channels":null}]}',
         b'{"messages":[],"messages":[{"role":"user","content":[]}]}',
-        '{"messages":[{"role":"user","content":[{"type":"text","text":"\\ud800"}]}]}'.encode(),
+        b'{"messages":[{"role":"user","content":[{"type":"text","text":"\\ud800"}]}]}',
     ],
 )
 def test_lenient_about_what_h1_does_not_name(data: bytes) -> None:
@@ -273,7 +280,9 @@ def test_fast_and_exhaustive_readings_agree() -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=12,
 )
 messages = st.fixed_dictionaries(
@@ -281,7 +290,8 @@ messages = st.fixed_dictionaries(
     optional={
         "tool_calls": json_values,
         "tool_results": json_values,
-        "channels": st.none() | st.dictionaries(st.sampled_from([REPLAY, "reasoning", "x"]), json_values),
+        "channels": st.none()
+        | st.dictionaries(st.sampled_from([REPLAY, "reasoning", "x"]), json_values),
         "timestamp": json_values,
         "other": json_values,
     },
@@ -289,7 +299,9 @@ messages = st.fixed_dictionaries(
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.fixed_dictionaries({"messages": st.lists(messages, max_size=3)}, optional={"x": json_values}))
+@given(
+    st.fixed_dictionaries({"messages": st.lists(messages, max_size=3)}, optional={"x": json_values})
+)
 def test_both_readings_give_one_verdict(value: dict[str, Any]) -> None:
     text = json.dumps(value)
     fast_or_slow = parse_history_file(text)

@@ -33,10 +33,10 @@ in 100 is not JSON, so that every path of the validator is exercised.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
-import random
 import resource
 import shutil
 import statistics
@@ -52,7 +52,6 @@ TOOLS_DIR: Final = Path(__file__).resolve().parent
 sys.path.insert(0, str(TOOLS_DIR))
 
 import corpus  # noqa: E402  (tools/corpus.py: text and ciphertext shapes)
-
 from reasoning_replay import canonicalize_completed_reasoning_output_item  # noqa: E402
 
 DEFAULT_SEED: Final = 20261129
@@ -86,7 +85,11 @@ class HistoryGenerator:
         roll = rng.random()
         if roll < 0.006:
             return json.dumps(
-                {"type": "reasoning", "encrypted_content": item["encrypted_content"], "id": item["id"]}
+                {
+                    "type": "reasoning",
+                    "encrypted_content": item["encrypted_content"],
+                    "id": item["id"],
+                }
             )
         if roll < 0.012:
             return json.dumps({**item, "status": None, "content": None})
@@ -177,12 +180,24 @@ def history_paths(root: Path) -> list[Path]:
 # --- measurements (in child processes) ---------------------------------------------------------
 
 
+def _peak_rss_mb() -> float:
+    """This process's peak resident memory. Linux keeps ``ru_maxrss`` across ``execve``, so a
+    child would report its parent's peak; ``VmHWM`` belongs to the new process image."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
+
+
 def _rusage() -> dict[str, float]:
     own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)  # the pool's workers, if any
     return {
         "cpu_s": own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
-        "maxrss_self_mb": own.ru_maxrss / 1024,  # Linux: kilobytes
+        "maxrss_self_mb": _peak_rss_mb(),
         "maxrss_workers_mb": children.ru_maxrss / 1024,
     }
 
@@ -191,10 +206,8 @@ def measure_json_loads(root: Path) -> dict[str, float]:
     paths = history_paths(root)
     start = time.perf_counter()
     for path in paths:
-        try:
+        with contextlib.suppress(ValueError):  # the few broken files cost their parse too
             json.loads(path.read_bytes())
-        except ValueError:
-            pass
     return {"wall_s": time.perf_counter() - start, **_rusage()}
 
 
@@ -218,9 +231,7 @@ def run_child(method: str, root: Path, jobs: int) -> dict[str, float]:
 # --- report ------------------------------------------------------------------------------------
 
 
-def summarize(
-    name: str, runs: Sequence[dict[str, float]], files: int, size: int
-) -> dict[str, Any]:
+def summarize(name: str, runs: Sequence[dict[str, float]], files: int, size: int) -> dict[str, Any]:
     wall = statistics.median(r["wall_s"] for r in runs)
     return {
         "method": name,
@@ -297,7 +308,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for _ in range(args.passes):  # interleaved: drift on a shared machine hits all alike
             for name, jobs in methods:
                 runs[name].append(run_child(name, root, jobs))
-        statuses = {r.get("exit_status") for n, rs in runs.items() if n != "json_loads" for r in rs}
+        statuses = {
+            int(r["exit_status"]) for n, rs in runs.items() if n != "json_loads" for r in rs
+        }
         rows = [summarize(name, runs[name], files, size) for name, _ in methods]
         by_name = {r["method"]: r for r in rows}
         one = by_name.get("validate_jobs1")

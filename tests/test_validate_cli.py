@@ -1,0 +1,320 @@
+"""``conformance validate``: exit statuses, the three formats, jobs, fixes, progress, trees."""
+
+from __future__ import annotations
+
+import io
+import json
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+from reasoning_replay.suite.cli import main
+from reasoning_replay.suite.validate_cli import PROGRESS_MIN_FILES, run_validate, tighten
+from reasoning_replay.suite.validate_cli import TextWriter as TextReport
+
+REPO = Path(__file__).resolve().parent.parent
+FINDING_SCHEMA = json.loads(
+    (REPO / "conformance" / "schemas" / "validate-finding.schema.json").read_text("utf-8")
+)
+SCHEMA = "fast-agent.openai-responses.reasoning-replay"
+REPLAY = "openai-reasoning-encrypted"
+MINIMAL = '{"type":"reasoning","encrypted_content":"gAAAA","id":"rs_old"}'
+
+
+def envelope(item_id: str = "rs_a", cipher: str = "cipher-a") -> str:
+    item = {"type": "reasoning", "id": item_id, "summary": [], "encrypted_content": cipher}
+    return json.dumps({"schema": SCHEMA, "version": 1, "item": item}, separators=(",", ":"))
+
+
+def history(*blocks: str) -> str:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": []}]
+    for block in blocks:
+        messages.append(
+            {
+                "role": "assistant",
+                "content": [],
+                "channels": {REPLAY: [{"type": "text", "text": block}]},
+            }
+        )
+    return json.dumps({"messages": messages})
+
+
+def write(path: Path, text: str, mode: int = 0o600) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    path.chmod(mode)
+    return path
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A session directory (0755) and a plain directory of histories."""
+    session = tmp_path / "sessions" / "2611291000-abc"
+    session.mkdir(parents=True)
+    session.chmod(0o755)
+    write(session / "session.json", '{"id": "x"}', 0o644)
+    write(session / "history_dev.json", history(envelope(), envelope()), 0o600)
+    write(session / "history_dev_previous.json", history(envelope()), 0o644)
+    write(session / "compacted_1.json", history(MINIMAL), 0o600)
+    other = tmp_path / "exports"
+    other.mkdir()
+    other.chmod(0o755)
+    write(other / "broken.json", "{", 0o600)
+    write(other / "notes.txt", "not validated", 0o644)
+    return tmp_path
+
+
+def run(argv: list[str], capsys: Any) -> tuple[int, str, str]:
+    status = main(["validate", "--no-progress", *argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def json_lines(out: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in out.splitlines()]
+
+
+# --- exit statuses -----------------------------------------------------------------------------
+
+
+def test_exit_0_for_a_clean_file_1_for_errors_2_for_usage(tmp_path: Path, capsys: Any) -> None:
+    clean = write(tmp_path / "history_a.json", history(envelope()))
+    legacy = write(tmp_path / "history_b.json", history(MINIMAL))
+    broken = write(tmp_path / "history_c.json", "{")
+    assert run([str(clean)], capsys)[0] == 0
+    assert run([str(legacy)], capsys)[0] == 0  # a warning is not an error
+    assert run([str(broken)], capsys)[0] == 1
+    status, out, err = run([str(clean), str(tmp_path / "missing.json")], capsys)
+    assert status == 2 and "missing.json" in err and out == ""
+    assert run(["--jobs", "0", str(clean)], capsys)[0] == 2
+    assert run(["--output", str(tmp_path / "no" / "dir" / "x"), str(clean)], capsys)[0] == 2
+    with pytest.raises(SystemExit) as exit_info:
+        main(["validate"])
+    assert exit_info.value.code == 2
+
+
+def test_an_unreadable_path_is_a_finding_not_a_crash(tmp_path: Path, capsys: Any) -> None:
+    dangling = tmp_path / "history_gone.json"
+    dangling.symlink_to(tmp_path / "nowhere.json")
+    status, out, _ = run(["--format", "json", str(dangling)], capsys)
+    lines = json_lines(out)
+    assert status == 1 and lines[0]["code"] == "history_unreadable"
+
+
+# --- text --------------------------------------------------------------------------------------
+
+
+def test_text_has_per_file_lines_and_a_summary(tree: Path, capsys: Any) -> None:
+    status, out, err = run([str(tree)], capsys)
+    assert status == 1 and err == ""
+    lines = out.splitlines()
+    assert any(
+        ln.startswith("FAIL")
+        and ln.endswith(
+            "broken.json  (resumable 0, legacy 0, redacted 0, malformed 0; "
+            "does not replay as stored)"
+        )
+        for ln in lines
+    )
+    assert any(ln.startswith("FAIL") and "compacted_1.json" in ln for ln in lines)  # directory
+    assert any("legacy_minimal_record" in ln and "message 1, block 0" in ln for ln in lines)
+    assert any("session.json  (session metadata: permissions only)" in ln for ln in lines)
+    assert any("dedupe_exact_duplicate" in ln and "message 2, block 0" in ln for ln in lines)
+    assert "notes.txt" not in out
+    summary = out[out.index("\nsummary\n") :]
+    assert "files    5" in summary and "blocks   4  resumable 3, legacy 1" in summary
+    assert "findings 6  error 4, warning 2, note 0" in summary
+    assert out.endswith("FAILED: error findings\n")
+
+
+# --- json lines --------------------------------------------------------------------------------
+
+
+def test_json_lines_validate_against_the_schema(tree: Path, capsys: Any) -> None:
+    status, out, _ = run(["--format", "json", str(tree)], capsys)
+    validator = Draft202012Validator(FINDING_SCHEMA)
+    Draft202012Validator.check_schema(FINDING_SCHEMA)
+    lines = json_lines(out)
+    for line in lines:
+        assert not list(validator.iter_errors(line)), line
+    assert FINDING_SCHEMA["$id"].startswith("https://reasoning-replay.dev/schema/conformance/")
+    summary = lines[-1]
+    assert summary["type"] == "summary" and summary["exit_status"] == status == 1
+    assert [ln["type"] for ln in lines].count("file") == summary["files"] == 5
+    findings = [ln for ln in lines if ln["type"] == "finding"]
+    assert {(Path(f["path"]).name, f["code"]) for f in findings} == {
+        ("broken.json", "history_malformed"),
+        ("session.json", "file_mode_too_open"),
+        ("compacted_1.json", "directory_mode_too_open"),  # the first file of the session
+        ("history_dev.json", "dedupe_exact_duplicate"),
+        ("history_dev_previous.json", "file_mode_too_open"),
+        ("compacted_1.json", "legacy_minimal_record"),
+    }
+    assert len(findings) == 6
+    assert all("gAAAA" not in f["message"] for f in findings)  # never replay material
+
+
+def test_the_schema_refuses_wrong_severities_and_codes() -> None:
+    validator = Draft202012Validator(FINDING_SCHEMA)
+    good = {
+        "type": "finding",
+        "path": "p",
+        "code": "legacy_minimal_record",
+        "severity": "warning",
+        "message_index": 1,
+        "block_index": 0,
+        "message": "m",
+    }
+    assert validator.is_valid(good)
+    assert not validator.is_valid({**good, "severity": "error"})
+    assert not validator.is_valid({**good, "code": "plan_model_invalid"})
+    assert not validator.is_valid({k: v for k, v in good.items() if k != "block_index"})
+    assert not validator.is_valid({**good, "fixed": True})
+
+
+# --- sarif -------------------------------------------------------------------------------------
+
+
+def test_sarif_2_1_0_structure(tree: Path, capsys: Any) -> None:
+    out_file = tree / "report.sarif"
+    status, out, _ = run(
+        ["--format", "sarif", "--output", str(out_file), str(tree / "sessions")], capsys
+    )
+    assert status == 1 and out == ""
+    log = json.loads(out_file.read_text("utf-8"))
+    assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-2.1.0.json")
+    (sarif_run,) = log["runs"]
+    driver = sarif_run["tool"]["driver"]
+    assert driver["name"] and driver["version"]
+    rule_ids = [rule["id"] for rule in driver["rules"]]
+    assert rule_ids == [
+        "legacy_minimal_record",
+        "dedupe_exact_duplicate",
+        "file_mode_too_open",
+        "directory_mode_too_open",
+    ]
+    for rule in driver["rules"]:
+        assert rule["shortDescription"]["text"] and rule["defaultConfiguration"]["level"]
+    results = sarif_run["results"]
+    assert {r["ruleId"] for r in results} == set(rule_ids)
+    for result in results:
+        assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
+        assert result["level"] in {"error", "warning", "note"}
+        assert result["message"]["text"]
+        (location,) = result["locations"]
+        uri = location["physicalLocation"]["artifactLocation"]["uri"]
+        assert uri.startswith("file:///") and uri.endswith(".json")
+    dup = next(r for r in results if r["ruleId"] == "dedupe_exact_duplicate")
+    assert dup["level"] == "warning"
+    assert dup["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == (
+        f"messages[2].channels.{REPLAY}[0]"
+    )
+    assert sarif_run["invocations"] == [{"executionSuccessful": True, "exitCode": 1}]
+
+
+def test_sarif_relative_paths_use_a_base_id(tree: Path, capsys: Any, monkeypatch: Any) -> None:
+    monkeypatch.chdir(tree)
+    _, out, _ = run(["--format", "sarif", "exports"], capsys)
+    run_ = json.loads(out)["runs"][0]
+    location = run_["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": "exports/broken.json", "uriBaseId": "SRCROOT"}
+    assert run_["originalUriBaseIds"]["SRCROOT"]["uri"] == tree.as_uri() + "/"
+
+
+# --- jobs, fixes, progress ---------------------------------------------------------------------
+
+
+def test_jobs_2_reports_what_1_job_reports_in_the_same_order(tmp_path: Path, capsys: Any) -> None:
+    for n in range(30):
+        blocks = [envelope(f"rs_{n}", f"c{n}")] * (1 + n % 3) + ([MINIMAL] if n % 4 == 0 else [])
+        write(
+            tmp_path / f"s{n % 5}" / f"history_{n:02d}.json",
+            history(*blocks),
+            0o600 | (n % 2) * 0o044,
+        )
+    write(tmp_path / "s1" / "history_bad.json", "{")
+    one = run(["--format", "json", "--jobs", "1", str(tmp_path)], capsys)
+    two = run(["--format", "json", "--jobs", "2", str(tmp_path)], capsys)
+    assert one == two and one[0] == 1
+
+
+def test_fix_permissions_only_tightens(tree: Path, capsys: Any) -> None:
+    session = tree / "sessions" / "2611291000-abc"
+    strict = write(session / "history_ro.json", history(envelope("rs_r", "r")), 0o400)
+    odd = write(session / "history_odd.json", history(envelope("rs_o", "o")), 0o751)
+    before = {p: stat.S_IMODE(p.stat().st_mode) for p in [session, *session.iterdir()]}
+    status, out, _ = run(["--fix-permissions", "--format", "json", str(session)], capsys)
+    after = {p: stat.S_IMODE(p.stat().st_mode) for p in before}
+    for path, mode in before.items():
+        assert after[path] == mode & ~0o077  # group and other bits removed, nothing added
+    assert after[strict] == 0o400 and after[odd] == 0o700 and after[session] == 0o700
+    fixed = [ln for ln in json_lines(out) if ln["type"] == "finding" and ln.get("fixed")]
+    assert {Path(ln["path"]).name for ln in fixed} == {
+        "session.json",
+        "history_dev_previous.json",
+        "history_odd.json",
+        "compacted_1.json",
+    }
+    assert all("Fixed: 0" in ln["message"] for ln in fixed)
+    assert status == 0  # only warnings left
+    assert json_lines(out)[-1]["fixed"] == 4
+    assert run(["--format", "json", str(session)], capsys)[0] == 0
+
+
+def test_tighten_never_adds_a_permission(tmp_path: Path) -> None:
+    path = write(tmp_path / "f.json", "{}", 0o000)
+    assert tighten(str(path)) is None and stat.S_IMODE(path.stat().st_mode) == 0
+    path.chmod(0o077)
+    fix = tighten(str(path))
+    assert fix is not None and (fix.old, fix.new) == (0o077, 0)
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_only_on_a_terminal(tmp_path: Path, capsys: Any) -> None:
+    for n in range(PROGRESS_MIN_FILES):
+        write(tmp_path / f"history_{n}.json", history(envelope(f"rs_{n}", str(n))))
+    status = main(["validate", str(tmp_path)])  # stderr is captured: not a terminal
+    assert status == 0 and capsys.readouterr().err == ""
+    terminal, out = FakeTerminal(), io.StringIO()
+    run_validate([str(tmp_path)], writer=TextReport(out), progress_stream=terminal)
+    drawn = terminal.getvalue()
+    assert f"{PROGRESS_MIN_FILES}/{PROGRESS_MIN_FILES} files" in drawn and drawn.endswith("\r")
+    assert "\r" not in out.getvalue()
+
+
+# --- trees -------------------------------------------------------------------------------------
+
+
+def test_a_session_directory_is_checked_once_and_others_never(tree: Path, capsys: Any) -> None:
+    _, out, _ = run(["--format", "json", str(tree)], capsys)
+    directory = [ln for ln in json_lines(out) if ln.get("code") == "directory_mode_too_open"]
+    assert len(directory) == 1 and "2611291000-abc" in directory[0]["message"]
+    files = [Path(ln["path"]).name for ln in json_lines(out) if ln["type"] == "file"]
+    assert files == [
+        "broken.json",
+        "compacted_1.json",
+        "history_dev.json",
+        "history_dev_previous.json",
+        "session.json",
+    ]
+
+
+def test_an_explicit_file_in_a_session_directory_gets_the_directory_check(
+    tree: Path, capsys: Any
+) -> None:
+    path = tree / "sessions" / "2611291000-abc" / "compacted_1.json"
+    _, out, _ = run(["--format", "json", str(path), str(path)], capsys)
+    codes = [ln["code"] for ln in json_lines(out) if ln["type"] == "finding"]
+    assert codes.count("directory_mode_too_open") == 1
+
+
+def test_symlinked_directories_are_not_followed(tree: Path, capsys: Any) -> None:
+    (tree / "exports" / "loop").symlink_to(tree / "sessions")
+    _, out, _ = run(["--format", "json", str(tree / "exports")], capsys)
+    assert json_lines(out)[-1]["files"] == 1
