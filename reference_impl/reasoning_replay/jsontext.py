@@ -1,22 +1,20 @@
 """Strict I-JSON text reading (SPEC §3, E4 and E6 steps 1–5): the rules a JSON Schema cannot see.
 
-Two ways to read a text, with the same verdicts:
-
-* :func:`parse_fast` parses in C (msgspec), which refuses bad UTF-8, byte-order marks,
-  ``NaN``/``Infinity``, trailing data and lone surrogates. What it would hide is a duplicate
-  member (it keeps the last one), so its value is trusted only with a proof that the text has
-  none: :func:`is_canonical_text` here, or the reader's length proof for envelopes.
-* :func:`parse_strict` is the exhaustive path for everything else. It reports the first failing
-  check in the order of SPEC E6 steps 1–5.
+The reader parses in C first (msgspec), which refuses bad UTF-8, byte-order marks,
+``NaN``/``Infinity``, trailing data and lone surrogates. What msgspec would hide is a duplicate
+member (it keeps the last one), so its value is trusted only with a proof that the text has none:
+:func:`is_canonical_text` here, the reader's length proof for envelopes, or, failing both,
+:func:`has_duplicate_member`. :func:`parse_strict` is the exhaustive path for every text msgspec
+refuses. It reports the first failing check in the order of SPEC E6 steps 1–5.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import msgspec
 
@@ -33,9 +31,6 @@ _OPENERS: Final = frozenset("[{")
 # CPython may refuse to convert longer integer literals (its int/str digit limit is at least
 # 640); longer ones are read as the IEEE double they denote, as RFC 7493 §2.2 intends.
 _MAX_INT_DIGITS: Final = 640
-
-
-UNREAD: Final = object()  # parse_fast's answer for a text msgspec refuses
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,29 +66,6 @@ def nesting_depth_exceeds(text: str, limit: int = MAX_DEPTH) -> bool:
 # --- fast path ---------------------------------------------------------------------------------
 
 
-def utf8_text(text: str | bytes) -> bytes | None:
-    """The UTF-8 bytes of a text; ``None`` for characters that are not Unicode scalar values."""
-    if isinstance(text, bytes):
-        return text
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return None
-
-
-def parse_fast(data: bytes) -> object:
-    """The value of a JSON text as msgspec reads it, or :data:`UNREAD` if it refuses the text.
-
-    msgspec refuses bad UTF-8, byte-order marks, ``NaN``/``Infinity``, trailing data and lone
-    surrogates, but keeps the last of duplicate members silently: a value from here is trusted
-    only with a proof that the text holds no duplicate, such as :func:`is_canonical_text`.
-    """
-    try:
-        return msgspec.json.decode(data)
-    except (msgspec.DecodeError, RecursionError):
-        return UNREAD
-
-
 def is_canonical_text(value: object, data: bytes) -> bool:
     """Whether ``data`` is byte for byte the compact serialization of ``value`` (SPEC C3).
 
@@ -107,16 +79,48 @@ def is_canonical_text(value: object, data: bytes) -> bool:
 
 
 def value_depth_exceeds(value: object, limit: int = MAX_DEPTH) -> bool:
-    """Whether more than ``limit`` arrays/objects nest in a parsed value (SPEC E4.1)."""
-    if isinstance(value, dict):
-        children: Iterable[object] = value.values()
-    elif isinstance(value, list):
-        children = value
-    else:
-        return False
-    if limit == 0:
+    """Whether more than ``limit`` arrays/objects nest in a parsed value (SPEC E4.1).
+
+    Level by level, keeping only the arrays and objects of each: a loop, not a call per value.
+    """
+    level: list[dict[str, Any] | list[Any]] = [value] if isinstance(value, (dict, list)) else []
+    for _ in range(limit):
+        if not level:
+            return False
+        inner: list[dict[str, Any] | list[Any]] = []
+        for node in level:
+            for child in node.values() if isinstance(node, dict) else node:
+                if isinstance(child, (dict, list)):
+                    inner.append(child)
+        level = inner
+    return bool(level)
+
+
+class _DuplicateMember(Exception):
+    """Raised by :func:`_unique_members` at the first object that names a member twice."""
+
+
+def _unique_members(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    members = dict(pairs)
+    if len(members) != len(pairs):
+        raise _DuplicateMember
+    return members
+
+
+def has_duplicate_member(chars: str) -> bool | None:
+    """Whether an object in a JSON text names a member twice (SPEC E6 step 5), at any depth.
+
+    Only for a text msgspec accepts, so every other rule of steps 2–4 holds, and whose nesting is
+    within the limit (step 1). ``None`` if Python's json refuses it all the same (it should not),
+    so that the caller can read it the exhaustive way.
+    """
+    try:
+        json.loads(chars, object_pairs_hook=_unique_members, parse_int=_parse_int)
+    except _DuplicateMember:
         return True
-    return any(value_depth_exceeds(child, limit - 1) for child in children)
+    except (ValueError, RecursionError):
+        return None
+    return False
 
 
 # --- strict path -------------------------------------------------------------------------------
@@ -135,6 +139,8 @@ def _parse_int(digits: str) -> object:
 
 
 def _has_surrogate(text: str) -> bool:
+    if text.isascii():  # known in O(1): no need to look
+        return False
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -160,18 +166,26 @@ def _any_string(value: object, predicate: Callable[[str], bool]) -> bool:
     return False
 
 
-def parse_strict(text: str | bytes) -> object | TextRefused:
-    """The JSON value of ``text``, or the first text rule it breaks, in SPEC E6 order (1–5)."""
-    if text_length_exceeds_limit(text):
-        return TextRefused(Code.LIMIT_EXCEEDED)
-    # Bad bytes become lone surrogates here, so one scan serves both depth and encoding checks.
-    chars = text.decode("utf-8", "surrogateescape") if isinstance(text, bytes) else text
+def _unreadable(chars: str) -> TextRefused:
+    """The code of a text Python's json cannot read: SPEC E6 steps 1–3, in order."""
     if nesting_depth_exceeds(chars):
         return TextRefused(Code.LIMIT_EXCEEDED)
-    if _has_surrogate(chars):
+    if _has_surrogate(chars):  # raw, or a bad byte turned into one
         return TextRefused(Code.JSON_INVALID_UNICODE)
-    if chars.startswith("\ufeff"):
-        return TextRefused(Code.JSON_MALFORMED)
+    return TextRefused(Code.JSON_MALFORMED)  # a byte-order mark, bad grammar, NaN, trailing data
+
+
+def parse_strict(text: str | bytes) -> object | TextRefused:
+    """The JSON value of ``text``, or the first text rule it breaks, in SPEC E6 order (1–5).
+
+    The text is parsed first, and the rules the parse cannot see are checked after it, on what it
+    found: that costs one pass over the text where checking each rule on the text first would
+    cost three. A text Python's json refuses is examined rule by rule (:func:`_unreadable`).
+    """
+    if text_length_exceeds_limit(text):
+        return TextRefused(Code.LIMIT_EXCEEDED)
+    # Bad bytes become lone surrogates here, so one check serves both kinds of bad encoding.
+    chars = text.decode("utf-8", "surrogateescape") if isinstance(text, bytes) else text
     duplicates: list[bool] = []
     surrogates: list[bool] = []
 
@@ -192,8 +206,13 @@ def parse_strict(text: str | bytes) -> object | TextRefused:
             parse_constant=_refuse_constant,
             parse_int=_parse_int,
         )
-    except (json.JSONDecodeError, _NonJsonToken):
-        return TextRefused(Code.JSON_MALFORMED)
+    except (json.JSONDecodeError, _NonJsonToken, RecursionError):
+        return _unreadable(chars)  # json refuses a byte-order mark too
+    # Step 1: every array and object of the text is in the value, unless a duplicate was dropped.
+    if nesting_depth_exceeds(chars) if duplicates else value_depth_exceeds(value):
+        return TextRefused(Code.LIMIT_EXCEEDED)
+    # Steps 2 and 4: json read the text, so outside its strings it is ASCII syntax. Any surrogate,
+    # raw or escaped, is in a string or member name of the value or of a dropped duplicate.
     if surrogates or _any_string(value, _has_surrogate):
         return TextRefused(Code.JSON_INVALID_UNICODE)
     if duplicates:

@@ -1,28 +1,40 @@
 """The strict reader (SPEC §3): one block text in, a verdict out, never an exception.
 
-Writers store every block in canonical form (SPEC C3), so the reader first reads a text the fast
-way: parsed in C, checked by :func:`.envelope.check_envelope_value`, and then proven to hide
-nothing the C parser could have dropped (SPEC E4). Any text it cannot prove goes the exhaustive
-way, :func:`.jsontext.parse_strict`, which checks every text rule in the order of SPEC E6. Both
-ways give every text the same verdict.
+Writers store every block in canonical form (SPEC C3), so the reader first tries the ways that
+only such a text can take, and that prove it free of everything SPEC E4 forbids:
+
+* characters (``str``): :func:`_read_canonical` follows the canonical layout token by token,
+  decoding each string in C, with no UTF-8 transcoding of the whole text;
+* bytes: msgspec decodes the text straight into the envelope's shape (:class:`_Envelope`), and a
+  length count proves that it hides no duplicate member, which msgspec would silently drop.
+
+Any other text msgspec reads is decoded untyped and checked by
+:func:`.envelope.check_envelope_value`, then proven canonical; a text msgspec accepts but that the
+reader cannot prove free of duplicates only needs its duplicates looked for
+(:func:`.jsontext.has_duplicate_member`); a text msgspec refuses goes the exhaustive way,
+:func:`.jsontext.parse_strict`, which checks every text rule in the order of SPEC E6. All ways
+give every text the same verdict.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final
+from codecs import utf_16_le_encode
+from collections.abc import Callable
+from json import decoder as json_decoder
+from typing import Annotated, Any, Final, Literal, get_args, get_type_hints
 
 import msgspec
 
 from .diagnostics import Code
 from .envelope import SCHEMA_NAME, ReasoningReplayItem, check_envelope_value
 from .jsontext import (
-    UNREAD,
+    MAX_TEXT_BYTES,
     TextRefused,
+    has_duplicate_member,
     is_canonical_text,
-    parse_fast,
+    nesting_depth_exceeds,
     parse_strict,
     text_length_exceeds_limit,
-    utf8_text,
     value_depth_exceeds,
 )
 
@@ -45,6 +57,155 @@ class ReadResult(msgspec.Struct, frozen=True, gc=False):
         return None if self.item is None else self.item.to_provider_input()
 
 
+# One shared result per code: they are frozen, and a refusal then costs no allocation.
+_REFUSED: Final = {code: ReadResult(None, code) for code in Code}
+
+# --- the canonical envelope as msgspec types -----------------------------------------------------
+# Decoding straight into these is SPEC E1/E2 checked in C: a text decodes only if its value is a
+# canonical envelope (no other member at any level, every field of its type and value). Member
+# order does not matter; a duplicate member would be dropped silently, hence the length proof.
+# A text that does not decode is read the general way, so these types only ever accept.
+
+
+class _SummaryPart(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    type: Literal["summary_text"]
+    text: str
+
+
+class _ContentPart(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    type: Literal["reasoning_text"]
+    text: str
+
+
+class _Item(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    type: Literal["reasoning"]
+    id: Annotated[str, msgspec.Meta(min_length=1)]
+    summary: list[_SummaryPart]
+    encrypted_content: Annotated[str, msgspec.Meta(min_length=1)]
+    # Absent, or a non-empty array: ``null`` and ``[]`` do not decode (SPEC E3).
+    content: Annotated[list[_ContentPart], msgspec.Meta(min_length=1)] | msgspec.UnsetType = (
+        msgspec.UNSET
+    )
+
+
+class _Envelope(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    # Literal[SCHEMA_NAME] is not a valid type; the two are checked equal below.
+    schema: Literal["fast-agent.openai-responses.reasoning-replay"]
+    version: Literal[1]  # the integer 1 only; ``1.0`` is version 1 too but is read untyped
+    item: _Item
+
+
+if get_args(get_type_hints(_Envelope)["schema"]) != (SCHEMA_NAME,):  # pragma: no cover
+    raise RuntimeError("_Envelope.schema must be Literal[SCHEMA_NAME]")
+
+_ENVELOPE_DECODER: Final = msgspec.json.Decoder(_Envelope)
+_MAX_CHARS_WITHIN_LIMIT: Final = MAX_TEXT_BYTES // 4  # a character is at most 4 bytes of UTF-8
+_VALUE_DECODER: Final = msgspec.json.Decoder()
+
+# --- the canonical text, read as characters ------------------------------------------------
+# For a ``str``, transcoding the whole text to UTF-8 for msgspec costs as much as the parse, and
+# most of it is the ciphertext. So the canonical layout (SPEC C3) is followed directly: every
+# piece of structure is compared as it stands, and every string is decoded in C, by ``json``'s
+# ``scanstring`` (which refuses raw control characters and bad escapes) or, for the long ASCII
+# ciphertext, by msgspec on that literal alone. Whatever departs from the layout in any way
+# returns ``None`` and is read the general way: this path only ever accepts, and what it accepts
+# is one JSON value with no whitespace and no member twice, so SPEC E4 holds by construction.
+
+_CANONICAL_HEAD: Final = (
+    f'{{"schema":"{SCHEMA_NAME}","version":1,"item":{{"type":"reasoning","id":"'
+)
+_SUMMARY_HEAD: Final = ',"summary":['
+_SUMMARY_PART_HEAD: Final = '{"type":"summary_text","text":"'
+_CIPHERTEXT_HEAD: Final = ',"encrypted_content":"'  # with the literal's opening quote
+_CONTENT_HEAD: Final = ',"content":['
+_CONTENT_PART_HEAD: Final = '{"type":"reasoning_text","text":"'
+_CONTENT_START: Final = _CONTENT_HEAD + _CONTENT_PART_HEAD  # content, if any, is never empty
+_decode_json: Final = msgspec.json.decode
+# json's C string scanner, absent from typeshed: given the index just after an opening quote, the
+# decoded string and the index just after its closing quote; ValueError for an invalid literal.
+_scanstring: Final[Callable[[str, int], tuple[str, int]]] = json_decoder.scanstring  # type: ignore[attr-defined]
+
+
+def _check_scalar_values(text: str) -> None:
+    """Raise ``UnicodeEncodeError`` if ``text`` holds a surrogate (SPEC E6 steps 2 and 4).
+
+    ``scanstring`` passes raw surrogates and escaped lone ones through; UTF-16 encoding refuses
+    both, in one tight C loop, and an ASCII string (known in O(1)) has none.
+    """
+    if not text.isascii():
+        utf_16_le_encode(text)
+
+
+def _canonical_parts(text: str, at: int, part_head: str) -> tuple[list[str], int] | None:
+    """The texts of a part array written canonically from ``at`` (just after its ``[``).
+
+    Returns the texts and the index just after the ``]``, or ``None`` if it is not canonical.
+    """
+    texts: list[str] = []
+    if text.startswith("]", at):
+        return texts, at + 1
+    skip = len(part_head)
+    while text.startswith(part_head, at):
+        part_text, at = _scanstring(text, at + skip)
+        _check_scalar_values(part_text)
+        texts.append(part_text)
+        if text.startswith("},", at):
+            at += 2
+        elif text.startswith("}]", at):
+            return texts, at + 2
+        else:
+            return None
+    return None
+
+
+def _read_canonical(text: str) -> ReasoningReplayItem | None:
+    """The item of an envelope text laid out as SPEC C3 writes it, or ``None`` for any other text.
+
+    Member order, separators and nesting are fixed; strings may use any escape JSON allows.
+    Raises nothing: a string that is not valid JSON, or holds a surrogate, gives ``None``.
+    """
+    if not text.startswith(_CANONICAL_HEAD):
+        return None
+    # Where the ciphertext is, and what follows it, first: many departures from the layout show
+    # there (an unknown or null member, an empty content), before any string has been decoded.
+    # The first such head is the real one in a canonical text: its quotes cannot be in a string.
+    head_at = text.find(_CIPHERTEXT_HEAD, len(_CANONICAL_HEAD))
+    start = head_at + len(_CIPHERTEXT_HEAD) - 1  # the literal's opening quote
+    end = text.find('"', start + 1) + 1  # just after the literal, if canonical
+    length = len(text)
+    if head_at < 0 or end == 0 or not text.endswith("}}"):
+        return None
+    if end != length - len("}}") and not text.startswith(_CONTENT_START, end):
+        return None
+    try:
+        item_id, at = _scanstring(text, len(_CANONICAL_HEAD))
+        if not item_id or not text.startswith(_SUMMARY_HEAD, at):
+            return None
+        _check_scalar_values(item_id)
+        summary = _canonical_parts(text, at + len(_SUMMARY_HEAD), _SUMMARY_PART_HEAD)
+        if summary is None or summary[1] != head_at:
+            return None
+        # The ciphertext literal, sliced, is ASCII (one byte a character) and msgspec reads it
+        # without transcoding, refusing control characters and lone surrogates; an escaped
+        # quote would have ended it early, which msgspec refuses too.
+        literal = text[start:end]
+        if not literal.isascii():
+            return None
+        ciphertext = _decode_json(literal.encode("ascii"))
+        if not ciphertext:
+            return None
+        content = None
+        if end != length - len("}}"):
+            parts = _canonical_parts(text, end + len(_CONTENT_HEAD), _CONTENT_PART_HEAD)
+            if parts is None or parts[1] != length - len("}}"):
+                return None
+            content = tuple(parts[0])  # not empty: it starts with a part
+    except ValueError:  # scanstring's, msgspec's and the UTF-16 encoder's errors alike
+        return None
+    return ReasoningReplayItem(item_id, tuple(summary[0]), ciphertext, content)
+
+
+# --- the length proof ----------------------------------------------------------------------------
 # The canonical envelope of an item with an empty id, ciphertext and summary, and what each part
 # adds beyond its text as a JSON string: '{"type":"summary_text","text":' and '}'.
 _ENVELOPE_FIXED: Final = len(
@@ -89,24 +250,60 @@ def compact_envelope_length(item: ReasoningReplayItem) -> int:
     return length
 
 
+# --- reading -------------------------------------------------------------------------------------
+
+
 def _verdict(checked: ReasoningReplayItem | Code) -> ReadResult:
     if isinstance(checked, Code):
-        return ReadResult(None, checked)
+        return _REFUSED[checked]
     return ReadResult(checked, None)
 
 
-def _read_fast(data: bytes) -> ReadResult | None:
-    """The verdict of a compact text in canonical form; ``None`` for any other text."""
-    value = parse_fast(data)
-    if value is UNREAD:
-        return None
+def _read_strict(text: str | bytes) -> ReadResult:
+    """The exhaustive way: every rule of SPEC E6 in order, for a text msgspec refuses."""
+    strict = parse_strict(text)
+    if isinstance(strict, TextRefused):
+        return _REFUSED[strict.code]
+    return _verdict(check_envelope_value(strict))
+
+
+def _read_unproven(
+    text: str | bytes, data: bytes, checked: ReasoningReplayItem | Code
+) -> ReadResult:
+    """The verdict of a text msgspec accepts and that checks as ``checked``, but is not canonical.
+
+    msgspec accepting it settles SPEC E6 steps 2-4 (encoding, grammar, escapes of lone
+    surrogates); what is left is the depth limit (step 1), which the value alone cannot show when
+    a dropped duplicate nests deeper, and duplicate members (step 5).
+    """
+    if isinstance(text, str):
+        chars = text
+    else:
+        try:
+            chars = data.decode("utf-8")
+        except UnicodeDecodeError:  # msgspec checks UTF-8; should it miss a case, so does this
+            return _read_strict(text)
+    if nesting_depth_exceeds(chars):
+        return _REFUSED[Code.LIMIT_EXCEEDED]
+    duplicate = has_duplicate_member(chars)
+    if duplicate is None:  # json refused what msgspec accepted: let the exhaustive way decide
+        return _read_strict(text)
+    return _REFUSED[Code.JSON_DUPLICATE_MEMBER] if duplicate else _verdict(checked)
+
+
+def _read_value(text: str | bytes, data: bytes) -> ReadResult:
+    """The verdict of a text that is not a canonical envelope, or not written canonically."""
+    try:
+        value = _VALUE_DECODER.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return _read_strict(text)
     checked = check_envelope_value(value)
-    if isinstance(checked, ReasoningReplayItem):
+    if isinstance(checked, ReasoningReplayItem):  # an envelope msgspec's types refuse, e.g. 1.0
         proven = len(data) == compact_envelope_length(checked)
     else:
         # Not an envelope: prove the text canonical, and look at the depth limit (E6 step 1).
         proven = is_canonical_text(value, data) and not value_depth_exceeds(value)
-    return _verdict(checked) if proven else None
+    return _verdict(checked) if proven else _read_unproven(text, data, checked)
 
 
 def parse_reasoning_replay_envelope(text: str | bytes) -> ReadResult:
@@ -114,16 +311,37 @@ def parse_reasoning_replay_envelope(text: str | bytes) -> ReadResult:
 
     ``text`` is the block's text as characters or as the bytes it was stored as.
     """
-    if not isinstance(text, (str, bytes)):  # a tuple: no union object per call
-        return ReadResult(None, Code.JSON_MALFORMED)
-    if text_length_exceeds_limit(text):  # SPEC E4.1, E6 step 1
-        return ReadResult(None, Code.LIMIT_EXCEEDED)
-    data = utf8_text(text)
-    if data is not None:
-        fast = _read_fast(data)
-        if fast is not None:
-            return fast
-    strict = parse_strict(text)
-    if isinstance(strict, TextRefused):
-        return ReadResult(None, strict.code)
-    return _verdict(check_envelope_value(strict))
+    if isinstance(text, str):
+        # Only a text of over 4 Mi characters can exceed 16 MiB of UTF-8 (SPEC E4.1, E6 step 1).
+        if len(text) > _MAX_CHARS_WITHIN_LIMIT and text_length_exceeds_limit(text):
+            return _REFUSED[Code.LIMIT_EXCEEDED]
+        canonical = _read_canonical(text)
+        if canonical is not None:
+            return ReadResult(canonical, None)
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a surrogate: the strict way gives the code
+            return _read_strict(text)
+        # Not laid out canonically, so msgspec's envelope types would most likely refuse it too.
+        return _read_value(text, data)
+    if not isinstance(text, bytes):
+        return _REFUSED[Code.JSON_MALFORMED]
+    if len(text) > MAX_TEXT_BYTES:  # SPEC E4.1, E6 step 1
+        return _REFUSED[Code.LIMIT_EXCEEDED]
+    try:
+        envelope = _ENVELOPE_DECODER.decode(text)
+    except msgspec.ValidationError:  # JSON, maybe, but not a canonical envelope
+        return _read_value(text, text)
+    except (msgspec.DecodeError, RecursionError):  # not JSON msgspec reads
+        return _read_strict(text)
+    item = envelope.item
+    content = item.content
+    checked = ReasoningReplayItem(
+        item.id,
+        tuple([part.text for part in item.summary]),
+        item.encrypted_content,
+        None if content is msgspec.UNSET else tuple([part.text for part in content]),
+    )
+    if len(text) == compact_envelope_length(checked):
+        return ReadResult(checked, None)
+    return _read_unproven(text, text, checked)
