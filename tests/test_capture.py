@@ -15,24 +15,16 @@ from reasoning_replay import (
     parse_reasoning_replay_envelope,
     serialize_reasoning_replay_envelope,
 )
+from support import GOLDEN_SDK_ITEM
 
 SCHEMA = "fast-agent.openai-responses.reasoning-replay"
 
-# SPEC §13: the SDK output item and the exact 181 bytes it is captured as.
-GOLDEN_SDK_ITEM: dict[str, Any] = {
-    "id": "rs_1",
-    "type": "reasoning",
-    "status": "completed",
-    "content": None,
-    "summary": [{"type": "summary_text", "text": "é", "annotations": []}],
-    "encrypted_content": "c",
-    "new_sdk_field": 7,
-}
 GOLDEN_TEXT = (
     '{"schema":"fast-agent.openai-responses.reasoning-replay","version":1,"item":{"type":'
     '"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"é"}],'
     '"encrypted_content":"c"}}'
 )
+
 GOLDEN_PROVIDER_INPUT = {
     "type": "reasoning",
     "id": "rs_1",

@@ -12,8 +12,7 @@ from reasoning_replay import (
     ReasoningReplayItem,
     parse_reasoning_replay_envelope,
 )
-from reasoning_replay.envelope import check_envelope_value
-from reasoning_replay.jsontext import TextRefused, parse_strict
+from support import strict_verdict
 
 SCHEMA = "fast-agent.openai-responses.reasoning-replay"
 MIB16 = 16 * 1024 * 1024
@@ -23,6 +22,7 @@ GOLDEN_TEXT = (
     '"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"é"}],'
     '"encrypted_content":"c"}}'
 )
+
 GOLDEN_ITEM = ReasoningReplayItem(id="rs_1", summary=("é",), encrypted_content="c")
 
 
@@ -646,14 +646,6 @@ def sample_texts() -> list[str]:
     return texts
 
 
-def strict_verdict(text: str | bytes) -> tuple[Code | None, ReasoningReplayItem | None]:
-    parsed = parse_strict(text)
-    if isinstance(parsed, TextRefused):
-        return parsed.code, None
-    checked = check_envelope_value(parsed)
-    if isinstance(checked, Code):
-        return checked, None
-    return None, checked
 
 
 @pytest.mark.parametrize("text", sample_texts())

@@ -16,18 +16,10 @@ from reasoning_replay import (
     build_replay_input,
     canonicalize_completed_reasoning_output_item,
 )
+from support import GOLDEN_SDK_ITEM
 
 OPENAI = ReplayTarget(provider="openai")
 
-GOLDEN_SDK_ITEM: dict[str, Any] = {
-    "id": "rs_1",
-    "type": "reasoning",
-    "status": "completed",
-    "content": None,
-    "summary": [{"type": "summary_text", "text": "é", "annotations": []}],
-    "encrypted_content": "c",
-    "new_sdk_field": 7,
-}
 
 
 def wire_size(value: object) -> int:

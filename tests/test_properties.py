@@ -22,9 +22,8 @@ from reasoning_replay import (
     serialize_reasoning_replay_envelope,
     validator_for,
 )
-from reasoning_replay.envelope import check_envelope_value
-from reasoning_replay.jsontext import TextRefused, parse_strict
 from reasoning_replay.schemas import ENVELOPE_SCHEMA_ID, ITEM_SCHEMA_ID
+from support import strict_verdict
 
 SCHEMA = "fast-agent.openai-responses.reasoning-replay"
 ALLOWED_ITEM_FIELDS = {"type", "id", "summary", "encrypted_content", "content"}
@@ -124,14 +123,6 @@ def capture(output_item: object, source: str = "response.output_item.done") -> A
     return canonicalize_completed_reasoning_output_item(output_item, source=source)
 
 
-def strict_verdict(text: str | bytes) -> tuple[Code | None, ReasoningReplayItem | None]:
-    parsed = parse_strict(text)
-    if isinstance(parsed, TextRefused):
-        return parsed.code, None
-    checked = check_envelope_value(parsed)
-    if isinstance(checked, Code):
-        return checked, None
-    return None, checked
 
 
 def verdict(text: str | bytes) -> tuple[Code | None, ReasoningReplayItem | None]:
