@@ -319,7 +319,38 @@ def _with_stderr(failure: Failure, stderr: str) -> Failure:
     return failure
 
 
-class PersistentAdapter:
+class _AdapterCommand:
+    """What both adapter modes share: the command line, how to start it and how long to wait."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        start_timeout: float = DEFAULT_START_TIMEOUT,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> None:
+        self._argv = tuple(argv)
+        self._timeout = timeout
+        self._start_timeout = start_timeout
+        self._env = env
+        self._cwd = cwd
+        self._last_stderr = ""
+        self.info: ImplementationInfo | None = None
+
+    @property
+    def command(self) -> tuple[str, ...]:
+        return self._argv
+
+    def _spawn(self) -> ChildProcess | Crash:
+        try:
+            return ChildProcess(self._argv, self._env, self._cwd)
+        except OSError as exc:
+            return Crash(f"cannot start {self._argv[0]!r}: {exc}")
+
+
+class PersistentAdapter(_AdapterCommand):
     """One long-lived adapter process speaking the JSON-lines protocol."""
 
     mode: Final = "persistent"
@@ -334,21 +365,11 @@ class PersistentAdapter:
         cwd: str | None = None,
         window: int = DEFAULT_WINDOW,
     ) -> None:
-        self._argv = tuple(argv)
-        self._timeout = timeout
-        self._start_timeout = start_timeout
-        self._env = env
-        self._cwd = cwd
+        super().__init__(argv, timeout=timeout, start_timeout=start_timeout, env=env, cwd=cwd)
         self._child: ChildProcess | None = None
         self._failed_restarts = 0
         self._starts = 0
-        self._last_stderr = ""
         self.window = window
-        self.info: ImplementationInfo | None = None
-
-    @property
-    def command(self) -> tuple[str, ...]:
-        return self._argv
 
     @property
     def restarts(self) -> int:
@@ -360,10 +381,9 @@ class PersistentAdapter:
     def start(self) -> ImplementationInfo | Failure:
         """Spawn the process and perform the handshake."""
         self._starts += 1
-        try:
-            child = ChildProcess(self._argv, self._env, self._cwd)
-        except OSError as exc:
-            return Crash(f"cannot start {self._argv[0]!r}: {exc}")
+        child = self._spawn()
+        if isinstance(child, Crash):
+            return child
         self._child = child
         got = child.exchange(protocol.START_LINE, time.monotonic() + self._start_timeout)
         if isinstance(got, _Line):
@@ -479,32 +499,10 @@ def _message(failure: Failure) -> str:
     return failure.message
 
 
-class OneShotAdapter:
+class OneShotAdapter(_AdapterCommand):
     """One process per request: the request line on stdin, then EOF; one line back; exit 0."""
 
     mode: Final = "oneshot"
-
-    def __init__(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        start_timeout: float = DEFAULT_START_TIMEOUT,
-        env: Mapping[str, str] | None = None,
-        cwd: str | None = None,
-    ) -> None:
-        self._argv = tuple(argv)
-        self._timeout = timeout
-        self._start_timeout = start_timeout
-        self._env = env
-        self._cwd = cwd
-        self._last_stderr = ""
-        self._spawns = 0
-        self.info: ImplementationInfo | None = None
-
-    @property
-    def command(self) -> tuple[str, ...]:
-        return self._argv
 
     @property
     def restarts(self) -> int:
@@ -537,11 +535,9 @@ class OneShotAdapter:
             yield self.run(seq, case)
 
     def _once(self, request: bytes, timeout: float) -> tuple[_Line | Failure, str, int | None]:
-        self._spawns += 1
-        try:
-            child = ChildProcess(self._argv, self._env, self._cwd)
-        except OSError as exc:
-            return Crash(f"cannot start {self._argv[0]!r}: {exc}"), "", None
+        child = self._spawn()
+        if isinstance(child, Crash):
+            return child, "", None
         deadline = time.monotonic() + timeout
         try:
             got = child.exchange(request, deadline, close_stdin=True)
