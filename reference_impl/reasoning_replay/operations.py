@@ -238,10 +238,11 @@ def _export(data: Mapping[str, Any]) -> OperationResult:
     return _accepted({"history": exported})
 
 
-
 def _scan(data: Mapping[str, Any]) -> OperationResult:
     """SPEC H8: the findings of one file's text, in line order, then in order on the line."""
     return _accepted({"findings": [f.to_json() for f in scan_text(_field(data, "text", str))]})
+
+
 _HANDLERS: Final[dict[str, Callable[[Mapping[str, Any]], OperationResult]]] = {
     "read": _read,
     "capture": _capture,

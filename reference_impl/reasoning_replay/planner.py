@@ -187,11 +187,7 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
     ]
     reasoning: dict[str, Any] | None
     metadata_reasoning = metadata.get("reasoning")
-    others = {
-        name: value
-        for name, value in (metadata_reasoning or {}).items()
-        if name != "effort"
-    }
+    others = {name: value for name, value in (metadata_reasoning or {}).items() if name != "effort"}
     if capable:
         assert isinstance(desired, str)
         baseline = records[min(records)].effort if records else desired  # SPEC F1
@@ -237,4 +233,3 @@ def _input_for_transport(
             increment = [item for items in by_message[last_assistant + 1 :] for item in items]
             return {"input": increment, "previous_response_id": response_id}
     return {"input": [item for items in by_message for item in items]}
-

@@ -31,9 +31,9 @@ def utf8_bytes(text: str) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return "".join(
-            "\ufffd" if "\ud800" <= char <= "\udfff" else char for char in text
-        ).encode("utf-8")
+        return "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in text).encode(
+            "utf-8"
+        )
 
 
 def utf8_length(value: object) -> int:

@@ -28,7 +28,6 @@ class Problem:
         return f"{self.where}: [{self.kind}] {self.message}"
 
 
-
 def expected_codes(expect: Expect) -> Iterator[str]:
     """Every registry code a case expects: its rejection code, and the codes of the
     ``diagnostics`` or ``findings`` an expected output reports (a replay's skipped blocks, a
@@ -41,6 +40,7 @@ def expected_codes(expect: Expect) -> Iterator[str]:
             for entry in listed:
                 if isinstance(entry, Mapping) and isinstance(entry.get("code"), str):
                     yield entry["code"]
+
 
 def check_suite(conformance_dir: Path, spec_path: Path) -> tuple[tuple[Problem, ...], Suite]:
     problems: list[Problem] = []
