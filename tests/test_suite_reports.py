@@ -12,7 +12,7 @@ from fakes.fake_dispatch import fake_dispatch
 from fakes.suite_fixture import case, write_suite
 from junitparser import Error, Failure, JUnitXml, Skipped
 from reasoning_replay.suite import schemas
-from reasoning_replay.suite.expectations import Entry, Expectations, State
+from reasoning_replay.suite.expectations import Entry, Expectations, State, load_expectations
 from reasoning_replay.suite.inprocess import InProcessImplementation
 from reasoning_replay.suite.reports import (
     Repro,
@@ -61,6 +61,41 @@ def test_json_report_validates_against_its_schema(mixed_run: RunResult) -> None:
     assert fail["detail"]["pointer"] == "/value"
     assert (fail["detail"]["expected"], fail["detail"]["actual"]) == ("wrong", "WRONG")
     assert fail["detail"]["request"].startswith('{"cmd":"run"')
+
+
+def test_json_report_records_the_expectations_file_and_every_entry(tmp_path: Path) -> None:
+    conf = write_suite(tmp_path, {"a.yaml": [case("r/pass"), case("r/xfail", value="wrong")]})
+    suite = load_vector_dirs([conf / "vectors"])
+    exp_file = tmp_path / "expectations.yaml"
+    exp_file.write_text(
+        "implementation: echo\n"
+        "entries:\n"
+        "  - {id: r/xfail, state: xfail, reason: breaks X1}\n"
+        "  - {id: r/gone, state: skip, reason: renamed}\n"
+    )
+    exp = load_expectations(exp_file)
+    assert isinstance(exp, Expectations)
+    impl = InProcessImplementation(fake_dispatch, ("echo",))
+    doc = json.loads(json.dumps(json_report(run_cases(impl, suite, suite.cases, expectations=exp))))
+    assert schemas.errors(schemas.REPORT, doc) == ()
+    assert doc["expectations"] == {
+        "file": str(exp_file),
+        "implementation": "echo",
+        "entries": [
+            {"id": "r/xfail", "state": "xfail", "reason": "breaks X1"},
+            {"id": "r/gone", "state": "skip", "reason": "renamed"},
+        ],
+    }
+
+
+def test_json_report_has_expectations_only_when_the_run_had_some(
+    mixed_run: RunResult, tmp_path: Path
+) -> None:
+    conf = write_suite(tmp_path, {"a.yaml": [case("r/pass")]})
+    suite = load_vector_dirs([conf / "vectors"])
+    run = run_cases(InProcessImplementation(fake_dispatch, ("echo",)), suite, suite.cases)
+    assert "expectations" not in json_report(run)
+    assert json_report(mixed_run)["expectations"]["entries"][0]["id"] == "r/xfail"
 
 
 def test_junit_parses_with_failures_errors_and_skips(mixed_run: RunResult, tmp_path: Path) -> None:

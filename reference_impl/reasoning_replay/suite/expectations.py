@@ -63,15 +63,23 @@ class Expectations:
     implementation: str | None = None
     # exact names -> first entry naming them; globs are tried in file order after that
     _exact: Mapping[str, Entry] = field(default_factory=dict, repr=False, compare=False)
+    # the file they were read from, as given (recorded in JSON reports); None when built in code
+    source: str | None = field(default=None, compare=False)
 
     @classmethod
-    def of(cls, entries: Iterable[Entry], implementation: str | None = None) -> Expectations:
+    def of(
+        cls,
+        entries: Iterable[Entry],
+        implementation: str | None = None,
+        *,
+        source: str | None = None,
+    ) -> Expectations:
         items = tuple(entries)
         exact: dict[str, Entry] = {}
         for e in items:
             if not e.is_glob:
                 exact.setdefault(e.id, e)
-        return cls(items, implementation, exact)
+        return cls(items, implementation, exact, source)
 
     def lookup(self, case: Case) -> Entry | None:
         """The entry for a case: an exact id/alias entry wins over globs; first glob wins."""
@@ -125,7 +133,7 @@ def parse_expectations(text: str, path: str) -> Expectations | list[Expectations
         )
         for raw in doc["entries"]
     ]
-    return Expectations.of(entries, doc.get("implementation"))
+    return Expectations.of(entries, doc.get("implementation"), source=path)
 
 
 def load_expectations(path: Path) -> Expectations | list[ExpectationsProblem]:

@@ -158,6 +158,12 @@ def json_report(run: RunResult) -> dict[str, Any]:
         "restarts": run.restarts,
         "totals": {str(k): n for k, n in run.totals().items()},
         "unexpected": len(run.unexpected),
+    }
+    exp = run.expectations
+    if exp.source is not None or exp.entries:
+        record: dict[str, Any] = {} if exp.source is None else {"file": exp.source}
+        doc["expectations"] = record | exp.to_document()
+    doc |= {
         "cases": cases,
         "stale_expectations": [
             {"id": s.id, "problem": s.problem, **({"cases": list(s.cases)} if s.cases else {})}

@@ -63,6 +63,7 @@ class RunResult:
     duration_s: float
     restarts: int
     stale: tuple[StaleEntry, ...] = ()
+    expectations: Expectations = NO_EXPECTATIONS
 
     def totals(self) -> dict[Outcome, int]:
         counts = Counter(r.outcome for r in self.results)
@@ -162,4 +163,5 @@ def run_cases(
         duration_s=time.perf_counter() - t0,
         restarts=impl.restarts,
         stale=stale,
+        expectations=expectations,
     )
