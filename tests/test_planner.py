@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from reasoning_replay import (
     REPLAY_CHANNEL,
     Code,
@@ -989,6 +991,54 @@ def test_read_cache_state_absent_and_valid() -> None:
         "key": "k",
         "effort": "low",
     }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"model":"m","key":"k","effort":null,"key":"k"}',
+        '{"model":"m","key":"k","key":"j","effort":null}',
+        '{"model":"m","key":"k","effort":"low","effort":"high"}',
+        '{"model":"m","key":"\\ud800","effort":null}',
+        '{"model":"m","key":"k","effort":NaN}',
+        '\ufeff{"model":"m","key":"k","effort":null}',
+    ],
+)
+def test_read_cache_state_refuses_text_rule_breaks_the_compact_path_cannot_see(text: str) -> None:
+    # Duplicates are what msgspec's typed decode drops silently; the length proof must catch them.
+    assert read_cache_state([{"type": "text", "text": text}]) is Code.CACHE_STATE_INVALID
+
+
+_RECORD_STRINGS = st.text(st.characters(codec="utf-8"), max_size=12)
+
+
+@given(
+    model=_RECORD_STRINGS,
+    key=_RECORD_STRINGS,
+    effort=st.none() | _RECORD_STRINGS,
+    duplicate=st.sampled_from([None, "model", "key", "effort"]),
+    spaced=st.booleans(),
+)
+def test_read_cache_state_agrees_with_the_strict_reading(
+    model: str, key: str, effort: str | None, duplicate: str | None, spaced: bool
+) -> None:
+    members = [("model", model), ("key", key), ("effort", effort)]
+    if duplicate is not None:
+        members.append((duplicate, dict(members)[duplicate]))
+    sep = (", ", ": ") if spaced else (",", ":")
+    text = (
+        "{"
+        + sep[0].join(
+            json.dumps(k) + sep[1] + json.dumps(v, ensure_ascii=False) for k, v in members
+        )
+        + "}"
+    )
+    expected = (
+        CacheStateRecord(model, key, effort)
+        if duplicate is None and key
+        else Code.CACHE_STATE_INVALID
+    )
+    assert read_cache_state([{"type": "text", "text": text}]) == expected
 
 
 # --- tools/bench_planner.py smoke test (nothing timed or asserted about speed) ----------------

@@ -117,9 +117,9 @@ class HistoryBuilder:
     def assistant(self, call_id: str | None = None) -> None:
         index = len(self.messages)
         record = CacheStateRecord(MODEL, INSTANCE_KEY, self.effective)
-        channels: dict[str, list[object]] = {
-            CACHE_STATE_CHANNEL: [{"type": "text", "text": json.dumps(record.to_json())}]
-        }
+        # Compact, as fast-agent writes it (pydantic model_dump_json).
+        text = json.dumps(record.to_json(), separators=(",", ":"))
+        channels: dict[str, list[object]] = {CACHE_STATE_CHANNEL: [{"type": "text", "text": text}]}
         items: list[dict[str, Any]] = []
         if self.rng.random() < REPLAY_PER_ASSISTANT:
             channels[REPLAY_CHANNEL] = [replay_block(f"rs_{index:08x}", self.rng)]

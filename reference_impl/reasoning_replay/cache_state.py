@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Annotated, Any, Final
+
+import msgspec
 
 from .diagnostics import Code
-from .jsontext import TextRefused, parse_strict
+from .jsontext import MAX_TEXT_BYTES, TextRefused, parse_strict
 
 CACHE_STATE_CHANNEL: Final = "fast-agent-responses-cache-state"
 ALLOWED_EFFORTS: Final = ("low", "medium", "high", "xhigh", "max")  # update-capable models
@@ -26,6 +28,34 @@ class CacheStateRecord:
         return {"model": self.model, "key": self.key, "effort": self.effort}
 
 
+class _RecordText(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    # The record's shape (F6) as msgspec types: decoding into it checks members and types in C.
+    model: str
+    key: Annotated[str, msgspec.Meta(min_length=1)]
+    effort: str | None  # required, and may be null
+
+
+_RECORD_DECODER: Final = msgspec.json.Decoder(_RecordText)
+_encode: Final = msgspec.json.encode
+
+
+def _read_compact_record(text: str) -> CacheStateRecord | None:
+    """The record of a text written as the planner writes it, or ``None`` to read it strictly.
+
+    msgspec refuses what breaks the I-JSON rules it sees (SPEC E4) but keeps one of two duplicate
+    members silently. A text exactly as long as the compact encoding of what it decoded to has no
+    room for a second member, whitespace or a longer escape, so it needs no strict parse.
+    """
+    try:
+        data = text.encode("utf-8")
+        record = _RECORD_DECODER.decode(data)
+    except (UnicodeEncodeError, msgspec.DecodeError):  # ValidationError is a DecodeError
+        return None
+    if len(data) > MAX_TEXT_BYTES or len(data) != len(_encode(record)):  # E4.1 limit as strictly
+        return None
+    return CacheStateRecord(record.model, record.key, record.effort)
+
+
 def read_cache_state(blocks: Sequence[object]) -> CacheStateRecord | Code | None:
     """The record held by a message's cache-state channel; ``None`` when there is none.
 
@@ -38,7 +68,12 @@ def read_cache_state(blocks: Sequence[object]) -> CacheStateRecord | Code | None
     if len(blocks) != 1 or not isinstance(block, Mapping) or block.get("type") != "text":
         return Code.CACHE_STATE_INVALID
     text = block.get("text")
-    value = parse_strict(text) if isinstance(text, str) else None
+    if not isinstance(text, str):
+        return Code.CACHE_STATE_INVALID
+    compact = _read_compact_record(text)
+    if compact is not None:
+        return compact
+    value = parse_strict(text)
     if not isinstance(value, dict) or isinstance(value, TextRefused):
         return Code.CACHE_STATE_INVALID
     model, key, effort = value.get("model"), value.get("key"), value.get("effort")
