@@ -118,6 +118,7 @@ class ExpectationsNote:
     outcomes: tuple[tuple[str, int], ...]  # those cases per outcome, in the outcomes' order
     rules: tuple[str, ...]  # SPEC anchors of those cases
     cited: tuple[str, ...]  # SPEC anchors the reasons name
+    cases_by_cited: tuple[tuple[str, int], ...]  # per anchor the reasons name, the cases they cover
     stale: tuple[tuple[str, str], ...]  # (entry id, problem) of the run's stale_expectations
 
     def states(self) -> Counter[str]:
@@ -191,6 +192,10 @@ def expectations_note(report: Mapping[str, Any], spec: SpecIndex) -> Expectation
         for e in entries
     )
     recorded = report.get("expectations") or {}
+    by_cited: Counter[str] = Counter()
+    for note in notes:
+        for anchor in spec.cited(note.reason):
+            by_cited[anchor] += note.cases
     return ExpectationsNote(
         file=recorded.get("file"),
         entries=notes,
@@ -198,6 +203,7 @@ def expectations_note(report: Mapping[str, Any], spec: SpecIndex) -> Expectation
         outcomes=tuple((str(o), outcomes[o]) for o in Outcome if outcomes[o]),
         rules=spec.sorted(r for n in notes for r in n.rules),
         cited=spec.sorted(a for e in entries for a in spec.cited(e["reason"])),
+        cases_by_cited=tuple((a, by_cited[a]) for a in spec.sorted(by_cited) if by_cited[a]),
         stale=tuple((s["id"], s["problem"]) for s in report["stale_expectations"]),
     )
 
@@ -315,18 +321,15 @@ def expectations_text(note: ExpectationsNote) -> str:
         text += " (" + ", ".join(f"{_count(n)} {o}" for o, n in note.outcomes) + ")"
     if note.rules:
         text += f" of SPEC {_rules(note.rules)}"
-    if note.cited:
+    if note.cases_by_cited:
+        cited = ", ".join(f"{_rules((a,))} {_count(n)}" for a, n in note.cases_by_cited)
+        text += f"; cases per rule the reasons cite: {cited}"
+    elif note.cited:
         text += f"; the reasons cite {_rules(note.cited)}"
     if note.stale:
         stale = ", ".join(f"`{i}` ({p.replace('_', ' ')})" for i, p in note.stale)
         text += f"; stale: {stale}"
     return text + "."
-
-
-def entry_line(entry: EntryNote) -> str:
-    rules = f" ({', '.join(entry.rules)})" if entry.rules else ""
-    applied = f"{entry.state}, {_plural(entry.cases, 'case')}{rules}"
-    return f"- `{entry.id}`: {applied}: {_cell(entry.reason)}"
 
 
 def skipped_text(row: Row) -> str | None:
@@ -352,12 +355,8 @@ def render_note(row: Row) -> list[str]:
         sentences.append(skipped)
     if not sentences:
         return []
-    lines = [f"- **{_cell(row.name)}**: " + " ".join(sentences)]
-    if row.expectations is not None:
-        lines += ["", "  <details><summary>expectations entries</summary>", ""]
-        lines += ["  " + entry_line(e) for e in row.expectations.entries]
-        lines += ["", "  </details>"]
-    return lines
+    # Each entry's reason is in the linked file; the README keeps to counts.
+    return [f"- **{_cell(row.name)}**: " + " ".join(sentences)]
 
 
 def render_section(rows: Sequence[Row]) -> str:
