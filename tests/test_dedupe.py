@@ -7,6 +7,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from reasoning_replay import (
     REPLAY_CHANNEL,
     Code,
@@ -19,10 +21,12 @@ from reasoning_replay import (
     ReplayTarget,
     build_replay_input,
     decide,
+    dedupe,
     history_from_json,
     reasoning_replay_dedupe_key,
     serialize_reasoning_replay_envelope,
 )
+from reasoning_replay.dedupe import decide_items
 
 KEEP = DedupeDecision.KEEP
 DROP = DedupeDecision.DROP_DUPLICATE
@@ -118,6 +122,30 @@ def test_decide_accepts_a_generator_and_is_deterministic() -> None:
     second = decide(keys(*triples))
 
     assert first == second == [KEEP, CONFLICT, DROP]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("abcd"), st.sampled_from(["1", "2", "é"])), max_size=12))
+def test_decide_items_is_decide_without_hashing_lone_ids(pairs: list[tuple[str, str]]) -> None:
+    """The validator's shortcut (SPEC D1–D3): the same decisions as :func:`decide`."""
+    items = [item(i, c) for i, c in pairs]
+
+    assert decide_items(items, "p") == decide(keys(*(("p", i, c) for i, c in pairs)))
+
+
+def test_decide_items_hashes_only_repeated_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    hashed: list[str] = []
+    real = dedupe.ciphertext_sha256
+
+    def spy(ciphertext: str) -> str:
+        hashed.append(ciphertext)
+        return real(ciphertext)
+
+    monkeypatch.setattr(dedupe, "ciphertext_sha256", spy)
+    items = [item("a", "1"), item("b", "2"), item("a", "3"), item("c", "4"), item("a", "1")]
+
+    assert decide_items(items, "p") == [KEEP, KEEP, CONFLICT, KEEP, DROP]
+    assert hashed == ["1", "3", "1"]
 
 
 # --- building a request (D2–D6) ----------------------------------------------------------------

@@ -15,6 +15,7 @@ from reasoning_replay.history_files import (
     history_from_value,
     parse_history_file,
     parse_json_file,
+    read_message_channels,
 )
 from reasoning_replay.validation import Finding, Severity, severity_of, validate_history
 
@@ -311,6 +312,15 @@ def test_both_readings_give_one_verdict(value: dict[str, Any]) -> None:
     else:
         assert fast_or_slow == slow
     validate_history(text)  # never raises (E4.2)
+    # The validator's lighter reading: the same messages, as (role, channels) pairs.
+    pairs = read_message_channels(text)
+    if isinstance(pairs, HistoryFileProblem):
+        assert isinstance(slow, HistoryFileProblem) and pairs == slow
+    else:
+        assert isinstance(slow, HistoryFile)
+        assert [(r, dict(c)) for r, c in pairs] == [
+            (m.role, dict(m.channels)) for m in slow.messages
+        ]
 
 
 # --- permissions (H4) and session.json (H1) ----------------------------------------------------

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -52,4 +53,23 @@ def decide(identities: Iterable[DedupeIdentity]) -> list[DedupeDecision]:
         )
         kept.add(identity)
         kept_ids.add(provider_id)
+    return decisions
+
+
+def decide_items(items: Sequence[ReasoningReplayItem], provider: str) -> list[DedupeDecision]:
+    """:func:`decide` for ``items`` all produced by ``provider``, hashing only where it matters.
+
+    SPEC D2 and D3 only ever compare items with the same provider and ``id`` (equal identities
+    have equal ids), so an item whose ``id`` occurs once is kept whatever its ciphertext, and
+    the decisions of one ``id``'s items do not depend on the others (D6). Only the items of a
+    repeated ``id`` need the SHA-256 of D1; the decisions are exactly those of :func:`decide`.
+    """
+    decisions = [DedupeDecision.KEEP] * len(items)
+    counts = Counter([item.id for item in items])
+    if len(counts) == len(items):  # every id once: the common case, and no hash at all
+        return decisions
+    repeated = [index for index, item in enumerate(items) if counts[item.id] > 1]
+    identities = (reasoning_replay_dedupe_key(items[index], provider) for index in repeated)
+    for index, decision in zip(repeated, decide(identities), strict=True):
+        decisions[index] = decision
     return decisions

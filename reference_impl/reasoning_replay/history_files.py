@@ -19,9 +19,10 @@ decides every file the fast one refuses, so both agree by construction.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from types import MappingProxyType
+from typing import Any, Final, Literal, TypeAlias
 
 import msgspec
 
@@ -56,6 +57,13 @@ class _FastFile(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=Tru
 
 
 _FAST_DECODER: Final = msgspec.json.Decoder(_FastFile)
+
+
+# One message of SPEC H1 as a validator reads it: its role and every one of its channels (name →
+# blocks). A plain pair, not a :class:`HistoryMessage`: a validator makes one per message of
+# every file it reads, and a tuple costs a fraction of a frozen dataclass.
+MessageChannels: TypeAlias = tuple[str, Mapping[str, list[Any]]]
+_NO_CHANNELS: Final[Mapping[str, list[Any]]] = MappingProxyType({})  # absent or null (H1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,20 +129,20 @@ def parse_json_file(data: str | bytes) -> object | HistoryFileProblem:
         return _malformed("not JSON: NaN or Infinity")
     except RecursionError:
         return _malformed("not JSON this reader can hold: nesting too deep")
+    except ValueError:  # SPEC E4.2: Python's limit on integer digits (sys.get_int_max_str_digits)
+        return _malformed("not JSON this reader can hold: a number with too many digits")
     return value
 
 
 def _selected(
-    channels: dict[str, list[Any]], wanted: Collection[str] | None
-) -> dict[str, list[Any]]:
+    channels: Mapping[str, list[Any]], wanted: Collection[str] | None
+) -> Mapping[str, list[Any]]:
     if wanted is None:
         return channels
     return {name: blocks for name, blocks in channels.items() if name in wanted}
 
 
-def _message(
-    index: int, raw: object, wanted: Collection[str] | None
-) -> HistoryMessage | HistoryFileProblem:
+def _message(index: int, raw: object) -> MessageChannels | HistoryFileProblem:
     """One message of SPEC H1, or the first way it breaks the shape."""
     where = f"messages[{index}]"
     if not isinstance(raw, dict):
@@ -148,11 +156,36 @@ def _message(
         value = raw.get(name)
         if value is not None and not isinstance(value, dict):
             return _malformed(f"{where}.{name} is not an object")
-    channels: dict[str, Any] = raw.get("channels") or {}
+    channels: Mapping[str, Any] = raw.get("channels") or _NO_CHANNELS
     for name, blocks in channels.items():
         if not isinstance(blocks, list):
             return _malformed(f"{where}.channels[{json.dumps(name)}] is not an array")
-    return HistoryMessage(role=role, channels=_selected(channels, wanted))
+    return role, channels
+
+
+def _channels_from_value(value: object) -> list[MessageChannels] | HistoryFileProblem:
+    """The messages of a parsed history file, or ``history_malformed`` (SPEC H1)."""
+    if not isinstance(value, dict):
+        return _malformed("the top-level value is not an object")
+    raw_messages = value.get("messages")
+    if not isinstance(raw_messages, list):
+        return _malformed("messages is absent or not an array")
+    messages = []
+    for index, raw in enumerate(raw_messages):
+        message = _message(index, raw)
+        if isinstance(message, HistoryFileProblem):
+            return message
+        messages.append(message)
+    return messages
+
+
+def _history(messages: list[MessageChannels], wanted: Collection[str] | None) -> HistoryFile:
+    return HistoryFile(
+        tuple(
+            HistoryMessage(role=role, channels=_selected(channels, wanted) if channels else {})
+            for role, channels in messages
+        )
+    )
 
 
 def history_from_value(
@@ -162,22 +195,14 @@ def history_from_value(
 
     ``channels`` names the channels to keep in each message (all of them when ``None``).
     """
-    if not isinstance(value, dict):
-        return _malformed("the top-level value is not an object")
-    raw_messages = value.get("messages")
-    if not isinstance(raw_messages, list):
-        return _malformed("messages is absent or not an array")
-    messages = []
-    for index, raw in enumerate(raw_messages):
-        message = _message(index, raw, channels)
-        if isinstance(message, HistoryFileProblem):
-            return message
-        messages.append(message)
-    return HistoryFile(tuple(messages))
+    messages = _channels_from_value(value)
+    if isinstance(messages, HistoryFileProblem):
+        return messages
+    return _history(messages, channels)
 
 
-def _read_fast(data: str | bytes, channels: Collection[str] | None) -> HistoryFile | None:
-    """The history of a file msgspec reads in the shape of H1; ``None`` for any other file.
+def _read_fast(data: str | bytes) -> list[MessageChannels] | None:
+    """The messages of a file msgspec reads in the shape of H1; ``None`` for any other file.
 
     Every member is materialised, so msgspec checks the UTF-8 of all of it. A member H1 does
     not name (an unknown one is ignored, not refused) sends the file the exhaustive way.
@@ -186,15 +211,22 @@ def _read_fast(data: str | bytes, channels: Collection[str] | None) -> HistoryFi
         parsed = _FAST_DECODER.decode(data)
     except (msgspec.DecodeError, RecursionError, UnicodeEncodeError):
         return None  # not JSON to msgspec, not the shape, or an unknown member
-    return HistoryFile(
-        tuple(
-            HistoryMessage(
-                role=message.role,
-                channels=_selected(message.channels, channels) if message.channels else {},
-            )
-            for message in parsed.messages
-        )
-    )
+    return [(message.role, message.channels or _NO_CHANNELS) for message in parsed.messages]
+
+
+def read_message_channels(data: str | bytes) -> list[MessageChannels] | HistoryFileProblem:
+    """SPEC H1: each message's role and channels, in order, or why the file is not a history.
+
+    The reading of :func:`parse_history_file`, without building a :class:`HistoryMessage` per
+    message: what a validator, which reads every message of every file, needs and no more.
+    """
+    fast = _read_fast(data)
+    if fast is not None:
+        return fast
+    value = parse_json_file(data)
+    if isinstance(value, HistoryFileProblem):
+        return value
+    return _channels_from_value(value)
 
 
 def parse_history_file(
@@ -202,13 +234,9 @@ def parse_history_file(
 ) -> HistoryFile | HistoryFileProblem:
     """SPEC H1: a history file's contents as messages, or why they are not a history.
 
-    ``channels`` names the channels to keep in each message (all of them when ``None``); a
-    validator needs only the replay and cache-state channels.
+    ``channels`` names the channels to keep in each message (all of them when ``None``).
     """
-    fast = _read_fast(data, channels)
-    if fast is not None:
-        return fast
-    value = parse_json_file(data)
-    if isinstance(value, HistoryFileProblem):
-        return value
-    return history_from_value(value, channels)
+    messages = read_message_channels(data)
+    if isinstance(messages, HistoryFileProblem):
+        return messages
+    return _history(messages, channels)

@@ -8,22 +8,21 @@ bits; reading files, walking directories and fixing modes belong to the command 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import PurePath
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 from .cache_state import CACHE_STATE_CHANNEL, effort_allowed, read_cache_state
-from .dedupe import DedupeDecision, decide, reasoning_replay_dedupe_key
+from .dedupe import DedupeDecision, decide_items
 from .diagnostics import Code
 from .envelope import REPLAY_CHANNEL, ReasoningReplayItem
-from .history_files import HistoryFileProblem, parse_history_file
+from .history_files import HistoryFileProblem, MessageChannels, read_message_channels
 from .planner import DEFAULT_UPDATE_CAPABLE
 from .reader import parse_reasoning_replay_envelope
 
 SESSION_FILE_NAME: Final = "session.json"  # SPEC H1: metadata, checked for permissions only
 GROUP_OTHER_BITS: Final = 0o077  # SPEC H4
-_CHANNELS: Final = frozenset((REPLAY_CHANNEL, CACHE_STATE_CHANNEL))  # what a validator reads
 
 
 class Severity(StrEnum):
@@ -190,6 +189,79 @@ class _CacheStateChecks:
         return None if problem is None else Finding(Code.CACHE_STATE_INVALID, index, 0, problem)
 
 
+# A finding with its place in the report: (message index, block index, rank, finding).
+_Located: TypeAlias = tuple[int, int, int, Finding]
+
+
+@dataclass(slots=True)
+class _BlockScan:
+    """What reading a file's replay blocks and cache-state records found (SPEC H3)."""
+
+    located: list[_Located] = field(default_factory=list)
+    resumable: list[ReasoningReplayItem] = field(default_factory=list)
+    places: list[tuple[int, int]] = field(default_factory=list)  # of each resumable item
+    legacy: int = 0
+    redacted: int = 0
+    malformed: int = 0
+
+    def block(self, m_index: int, b_index: int, block: object) -> None:
+        """One replay block's verdict (SPEC E6), or ``block_not_text`` (SPEC P2, H3)."""
+        text = _block_text(block)
+        if text is None:
+            self.malformed += 1
+            found = Finding(Code.BLOCK_NOT_TEXT, m_index, b_index)
+            self.located.append((m_index, b_index, _RANK_BLOCK, found))
+            return
+        read = parse_reasoning_replay_envelope(text)
+        if read.item is not None:
+            self.resumable.append(read.item)
+            self.places.append((m_index, b_index))
+            return
+        code = read.code
+        assert code is not None
+        if code in _LEGACY:
+            self.legacy += 1
+        elif code is Code.REDACTED_RECORD:
+            self.redacted += 1
+        else:
+            self.malformed += 1
+        self.located.append((m_index, b_index, _RANK_BLOCK, Finding(code, m_index, b_index)))
+
+
+def _scan_blocks(messages: list[MessageChannels]) -> _BlockScan:
+    """SPEC H3: the replay blocks and the cache-state record of every assistant message."""
+    scan = _BlockScan()
+    cache_states = _CacheStateChecks()
+    for m_index, (role, channels) in enumerate(messages):
+        if role != "assistant" or not channels:
+            continue  # SPEC H3 names the replay blocks of assistant messages only
+        for b_index, block in enumerate(channels.get(REPLAY_CHANNEL, ())):
+            scan.block(m_index, b_index, block)
+        cache_state = channels.get(CACHE_STATE_CHANNEL)
+        if cache_state:
+            found = cache_states.finding(m_index, cache_state)
+            if found is not None:
+                scan.located.append((m_index, 0, _RANK_CACHE_STATE, found))
+    return scan
+
+
+def _dedupe_findings(scan: _BlockScan, provider: str) -> tuple[list[_Located], int]:
+    """SPEC D1–D3 across the file's resumable blocks: the findings, and how many are dropped."""
+    located: list[_Located] = []
+    dropped = 0
+    decisions = decide_items(scan.resumable, provider)
+    for (m_index, b_index), decision in zip(scan.places, decisions, strict=True):
+        if decision is DedupeDecision.KEEP:
+            continue
+        if decision is DedupeDecision.DROP_DUPLICATE:
+            dropped += 1
+            code = Code.DEDUPE_EXACT_DUPLICATE
+        else:
+            code = Code.DEDUPE_ID_CIPHERTEXT_CONFLICT
+        located.append((m_index, b_index, _RANK_DEDUPE, Finding(code, m_index, b_index)))
+    return located, dropped
+
+
 def validate_history(
     data: str | bytes,
     *,
@@ -208,59 +280,17 @@ def validate_history(
     permissions = permission_findings(file_mode, directory_mode)
     if is_session_file(file_name):
         return FileReport(tuple(permissions), BlockCounts(), True, file_name)
-    history = parse_history_file(data, _CHANNELS)
-    if isinstance(history, HistoryFileProblem):
-        problem = Finding(history.code, detail=history.detail)
+    messages = read_message_channels(data)
+    if isinstance(messages, HistoryFileProblem):
+        problem = Finding(messages.code, detail=messages.detail)
         return FileReport((problem, *permissions), BlockCounts(), False, file_name)
 
-    cache_states = _CacheStateChecks()
-    located: list[tuple[int, int, int, Finding]] = []
-    resumable: list[tuple[int, int, ReasoningReplayItem]] = []
-    legacy = redacted = malformed = 0
-    for m_index, message in enumerate(history.messages):
-        if message.role != "assistant":
-            continue  # SPEC H3 names the replay blocks of assistant messages only
-        for b_index, block in enumerate(message.replay_blocks):
-            text = _block_text(block)
-            if text is None:
-                malformed += 1
-                found = Finding(Code.BLOCK_NOT_TEXT, m_index, b_index)
-                located.append((m_index, b_index, _RANK_BLOCK, found))
-                continue
-            read = parse_reasoning_replay_envelope(text)
-            if read.item is not None:
-                resumable.append((m_index, b_index, read.item))
-                continue
-            code = read.code
-            assert code is not None
-            if code in _LEGACY:
-                legacy += 1
-            elif code is Code.REDACTED_RECORD:
-                redacted += 1
-            else:
-                malformed += 1
-            located.append((m_index, b_index, _RANK_BLOCK, Finding(code, m_index, b_index)))
-        cache_state = message.channels.get(CACHE_STATE_CHANNEL)
-        if cache_state:
-            found_record = cache_states.finding(m_index, cache_state)
-            if found_record is not None:
-                located.append((m_index, 0, _RANK_CACHE_STATE, found_record))
-
-    # SPEC D1–D3 across the file's replay blocks; the H1 shape records no provider per message.
-    decisions = decide(reasoning_replay_dedupe_key(item, provider) for _, _, item in resumable)
-    dropped = 0
-    for (m_index, b_index, _), decision in zip(resumable, decisions, strict=True):
-        if decision is DedupeDecision.KEEP:
-            continue
-        if decision is DedupeDecision.DROP_DUPLICATE:
-            dropped += 1
-            code = Code.DEDUPE_EXACT_DUPLICATE
-        else:
-            code = Code.DEDUPE_ID_CIPHERTEXT_CONFLICT
-        located.append((m_index, b_index, _RANK_DEDUPE, Finding(code, m_index, b_index)))
-
+    scan = _scan_blocks(messages)
+    # SPEC D1–D3 with the validator's configured provider: the H1 shape records none.
+    duplicates, dropped = _dedupe_findings(scan, provider)
+    located = scan.located + duplicates
     located.sort(key=lambda entry: entry[:3])
-    counts = BlockCounts(len(resumable), legacy, redacted, malformed)
+    counts = BlockCounts(len(scan.resumable), scan.legacy, scan.redacted, scan.malformed)
     return FileReport(
         (*permissions, *(entry[3] for entry in located)),
         counts,
