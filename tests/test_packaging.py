@@ -1,7 +1,9 @@
 """Packaging: a built wheel carries the schemas and finds them without the source checkout.
 
 Builds a wheel of the repository, installs it (not editable) into a fresh virtualenv, and imports
-it from a directory outside the repository. No network: ``--no-build-isolation``, ``--no-deps``,
+it from a directory outside the repository. The wheel carries the reader's C accelerator,
+compiled by hatch_build.py, unless REASONING_REPLAY_ALLOW_PURE_PYTHON=1 allows a build without
+it (see tests/test_canonical_accelerator.py). No network: ``--no-build-isolation``, ``--no-deps``,
 ``--no-index``; the fresh venv sees the test venv's packages through ``--system-site-packages``.
 """
 
@@ -26,6 +28,7 @@ CHECK = textwrap.dedent(
     import json, sys, sysconfig
     from pathlib import Path
     import reasoning_replay
+    from reasoning_replay import reader
     from reasoning_replay.resources import data_root
     from reasoning_replay.schemas import ENVELOPE_SCHEMA_ID
 
@@ -41,6 +44,7 @@ CHECK = textwrap.dedent(
         "package": str(Path(reasoning_replay.__file__).resolve()),
         "data_root": str(data_root().resolve()),
         "purelib": str(Path(sysconfig.get_paths()["purelib"]).resolve()),
+        "platlib": str(Path(sysconfig.get_paths()["platlib"]).resolve()),
         "prefix": str(Path(sys.prefix).resolve()),
         "envelope_id": envelope["$id"],
         "ids": sorted(str(uri) for uri in registry),
@@ -48,6 +52,9 @@ CHECK = textwrap.dedent(
         "spec_present": Path(data_root(), "SPEC.md").is_file(),
         "resumable": reasoning_replay.parse_reasoning_replay_envelope(text).resumable,
         "valid": reasoning_replay.validator_for(ENVELOPE_SCHEMA_ID).is_valid(json.loads(text)),
+        "accelerated": reader.ACCELERATED,
+        "accelerator": str(Path(sys.modules["reasoning_replay._canonical"].__file__).resolve())
+        if reader.ACCELERATED else None,
     }))
     """
 )
@@ -64,12 +71,14 @@ def dependency_directories() -> list[str]:
 
 
 def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "PYTHONHOME",
-                                                            "VIRTUAL_ENV"}}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "REASONING_REPLAY_PURE_PYTHON"}
+    }
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     env["PIP_NO_INPUT"] = "1"
-    completed = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True,
-                               check=False)
+    completed = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     assert completed.returncode == 0, (
         f"{args} failed ({completed.returncode}):\n{completed.stdout}\n{completed.stderr}"
     )
@@ -80,23 +89,51 @@ def test_installed_wheel_finds_its_data_inside_site_packages(tmp_path: Path) -> 
     wheel_dir = tmp_path / "wheels"
     build_dir = tmp_path / "build"
     build_dir.mkdir()
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-         "--no-index", "-w", str(wheel_dir), str(REPO)], cwd=build_dir)
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-w",
+            str(wheel_dir),
+            str(REPO),
+        ],
+        cwd=build_dir,
+    )
     wheels = list(wheel_dir.glob("reasoning_replay-*.whl"))
     assert len(wheels) == 1, wheels
 
     venv = tmp_path / "venv"
     run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], cwd=tmp_path)
     python = venv / "bin" / "python"
-    purelib = Path(run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()"
-                        "['purelib'])"], cwd=tmp_path).stdout.strip())
+    purelib = Path(
+        run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            cwd=tmp_path,
+        ).stdout.strip()
+    )
     # the runtime dependencies as this interpreter has them; appended after the venv's own
     # site-packages, so they can never shadow the installed wheel
     (purelib / "zz_test_dependencies.pth").write_text(
         "".join(f"{directory}\n" for directory in dependency_directories()), encoding="utf-8"
     )
-    run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--force-reinstall",
-         str(wheels[0])], cwd=tmp_path)
+    run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--force-reinstall",
+            str(wheels[0]),
+        ],
+        cwd=tmp_path,
+    )
 
     outside = tmp_path / "elsewhere"
     outside.mkdir()
@@ -105,16 +142,26 @@ def test_installed_wheel_finds_its_data_inside_site_packages(tmp_path: Path) -> 
 
     venv_root = str(venv.resolve())
     repo_root = str(REPO)
+    # A wheel with a compiled module installs into platlib, which is purelib on most systems.
+    site = actual["platlib"] if actual["accelerated"] else actual["purelib"]
     assert actual["prefix"] == venv_root
-    assert actual["package"].startswith(actual["purelib"] + os.sep)
-    assert actual["data_root"].startswith(actual["purelib"] + os.sep)
+    assert actual["package"].startswith(site + os.sep)
+    assert actual["data_root"].startswith(site + os.sep)
     assert actual["data_root"].startswith(venv_root + os.sep)
     assert not actual["package"].startswith(repo_root + os.sep)
     assert not actual["data_root"].startswith(repo_root + os.sep)
-    assert actual["envelope_id"] == "https://reasoning-replay.dev/schema/reasoning-replay.v1.schema.json"
+    assert (
+        actual["envelope_id"]
+        == "https://reasoning-replay.dev/schema/reasoning-replay.v1.schema.json"
+    )
     assert actual["envelope_id"] in actual["ids"]
     assert len(actual["ids"]) == len(list((REPO / "schema").glob("*.schema.json")))
     assert actual["same_document"] is True
     assert actual["spec_present"] is True
     assert actual["resumable"] is True
     assert actual["valid"] is True
+    if os.environ.get("REASONING_REPLAY_ALLOW_PURE_PYTHON") != "1":
+        assert actual["accelerated"] is True, "the wheel was built without its C accelerator"
+    if actual["accelerated"]:
+        assert not wheels[0].name.endswith("-py3-none-any.whl"), "a compiled wheel is tagged"
+        assert actual["accelerator"].startswith(str(Path(actual["package"]).parent) + os.sep)

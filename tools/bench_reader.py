@@ -5,6 +5,9 @@ Usage::
     python tools/bench_reader.py [--count 100000] [--passes 5] [--corpus PATH]
                                  [--jsonschema-sample 10000] [--json OUT]
 
+``REASONING_REPLAY_PURE_PYTHON=1`` times the reader without its optional C accelerator (the
+report's notes say which ran).
+
 Without ``--corpus`` the corpus comes from ``tools/corpus.py`` (``--count``, ``--seed``,
 ``--invalid-fraction``), generated in memory. With ``--corpus PATH`` the lines are read from
 the file and the labels from its sidecar (``PATH.labels.jsonl``) when there is one.
@@ -70,11 +73,11 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unuse
 from referencing import Registry
 
 try:
-    from reasoning_replay import parse_reasoning_replay_envelope, schema_registry
+    from reasoning_replay import parse_reasoning_replay_envelope, reader, schema_registry
 except ImportError:  # not installed: use this checkout's reference_impl/
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "reference_impl"))
     sys.modules.pop("reasoning_replay", None)
-    from reasoning_replay import parse_reasoning_replay_envelope, schema_registry
+    from reasoning_replay import parse_reasoning_replay_envelope, reader, schema_registry
 
 try:
     import jsonschema_rs
@@ -475,7 +478,10 @@ def run_benchmark(
     registry = schema_registry()
     schema = registry.contents(SCHEMA_ID)
     validator = Draft202012Validator(schema, registry=registry)
-    notes: list[str] = []
+    notes: list[str] = [
+        "reader: C accelerator of the canonical path "
+        + ("in use" if reader.ACCELERATED else "not in use (pure Python)")
+    ]
     rs_is_valid: Callable[[Any], bool] | None = None
     if use_jsonschema_rs:
         rs_is_valid, rs_note = _jsonschema_rs_is_valid(schema, registry)

@@ -96,6 +96,10 @@ def value_depth_exceeds(value: object, limit: int = MAX_DEPTH) -> bool:
     return bool(level)
 
 
+def _parse_int(digits: str) -> object:
+    return int(digits) if len(digits) <= _MAX_INT_DIGITS else float(digits)
+
+
 class _DuplicateMember(Exception):
     """Raised by :func:`_unique_members` at the first object that names a member twice."""
 
@@ -107,15 +111,20 @@ def _unique_members(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return members
 
 
+# Made once: json.loads with hooks would build a new decoder, and its scanner, on every call.
+_DUPLICATE_FINDER: Final = json.JSONDecoder(object_pairs_hook=_unique_members, parse_int=_parse_int)
+
+
 def has_duplicate_member(chars: str) -> bool | None:
     """Whether an object in a JSON text names a member twice (SPEC E6 step 5), at any depth.
 
-    Only for a text msgspec accepts, so every other rule of steps 2–4 holds, and whose nesting is
-    within the limit (step 1). ``None`` if Python's json refuses it all the same (it should not),
-    so that the caller can read it the exhaustive way.
+    Only for a text msgspec accepts, so every other rule of steps 2–4 holds; the caller applies
+    the depth limit (step 1), which comes first. ``None`` if Python's json refuses it all the same
+    (it should not, unless it nests deeper than Python recurses), so that the caller can read it
+    the exhaustive way.
     """
     try:
-        json.loads(chars, object_pairs_hook=_unique_members, parse_int=_parse_int)
+        _DUPLICATE_FINDER.decode(chars)
     except _DuplicateMember:
         return True
     except (ValueError, RecursionError):
@@ -132,10 +141,6 @@ class _NonJsonToken(Exception):
 
 def _refuse_constant(_token: str) -> object:
     raise _NonJsonToken
-
-
-def _parse_int(digits: str) -> object:
-    return int(digits) if len(digits) <= _MAX_INT_DIGITS else float(digits)
 
 
 def _has_surrogate(text: str) -> bool:

@@ -8,6 +8,12 @@ only such a text can take, and that prove it free of everything SPEC E4 forbids:
 * bytes: msgspec decodes the text straight into the envelope's shape (:class:`_Envelope`), and a
   length count proves that it hides no duplicate member, which msgspec would silently drop.
 
+Where the optional C accelerator :mod:`._canonical` is built (by ``hatch_build.py``), it takes
+both ways' place: it follows the canonical layout in one pass over the text as it is stored,
+characters or bytes, and accepts exactly the texts :func:`_read_canonical` accepts (as bytes, when
+they are their valid UTF-8). That function stays its statement in Python, and its fallback;
+``REASONING_REPLAY_PURE_PYTHON=1`` turns the accelerator off.
+
 Any other text msgspec reads is decoded untyped and checked by
 :func:`.envelope.check_envelope_value`, then proven canonical; a text msgspec accepts but that the
 reader cannot prove free of duplicates only needs its duplicates looked for
@@ -18,6 +24,7 @@ give every text the same verdict.
 
 from __future__ import annotations
 
+import os
 from codecs import utf_16_le_encode
 from collections.abc import Callable
 from json import decoder as json_decoder
@@ -205,6 +212,31 @@ def _read_canonical(text: str) -> ReasoningReplayItem | None:
     return ReasoningReplayItem(item_id, tuple(summary[0]), ciphertext, content)
 
 
+# --- the accelerator -----------------------------------------------------------------------------
+# _canonical.c reads the same layout in one pass over the stored characters (or bytes), which is
+# what the Python path above cannot do: slicing a string out of a two-byte-a-character text
+# converts it, and each literal is scanned twice. It returns the item's fields, or None exactly
+# where _read_canonical does (tests/test_canonical_accelerator.py compares them text by text).
+
+_Fields = tuple[str, tuple[str, ...], str, tuple[str, ...] | None]
+
+
+def _load_accelerator() -> Callable[[str | bytes], _Fields | None] | None:
+    if os.environ.get("REASONING_REPLAY_PURE_PYTHON", "") not in ("", "0"):
+        return None
+    try:  # only here: with the variable set, the module is not even imported
+        from ._canonical import read_canonical  # noqa: PLC0415
+    except ImportError:  # not built (no compiler when installed): the Python path reads alike
+        return None
+    return read_canonical
+
+
+# Looked up at every call, so that tests can compare the reader with and without it.
+_accelerator: Callable[[str | bytes], _Fields | None] | None = _load_accelerator()
+ACCELERATED: Final = _accelerator is not None
+"""Whether the C accelerator of the canonical fast path is in use (it changes no verdict)."""
+
+
 # --- the length proof ----------------------------------------------------------------------------
 # The canonical envelope of an item with an empty id, ciphertext and summary, and what each part
 # adds beyond its text as a JSON string: '{"type":"summary_text","text":' and '}'.
@@ -268,13 +300,15 @@ def _read_strict(text: str | bytes) -> ReadResult:
 
 
 def _read_unproven(
-    text: str | bytes, data: bytes, checked: ReasoningReplayItem | Code
+    text: str | bytes, data: bytes, checked: ReasoningReplayItem | Code, value: object
 ) -> ReadResult:
     """The verdict of a text msgspec accepts and that checks as ``checked``, but is not canonical.
 
     msgspec accepting it settles SPEC E6 steps 2-4 (encoding, grammar, escapes of lone
-    surrogates); what is left is the depth limit (step 1), which the value alone cannot show when
-    a dropped duplicate nests deeper, and duplicate members (step 5).
+    surrogates); what is left is the depth limit (step 1) and duplicate members (step 5). Without
+    a duplicate, every array and object of the text is in ``value`` (the value msgspec read, or
+    ``None`` for an envelope, whose depth is 4), so the value shows the depth; a dropped duplicate
+    may nest deeper, so with one the text is measured.
     """
     if isinstance(text, str):
         chars = text
@@ -283,11 +317,11 @@ def _read_unproven(
             chars = data.decode("utf-8")
         except UnicodeDecodeError:  # msgspec checks UTF-8; should it miss a case, so does this
             return _read_strict(text)
-    if nesting_depth_exceeds(chars):
-        return _REFUSED[Code.LIMIT_EXCEEDED]
     duplicate = has_duplicate_member(chars)
     if duplicate is None:  # json refused what msgspec accepted: let the exhaustive way decide
         return _read_strict(text)
+    if nesting_depth_exceeds(chars) if duplicate else value_depth_exceeds(value):
+        return _REFUSED[Code.LIMIT_EXCEEDED]  # E6 step 1 comes before step 5
     return _REFUSED[Code.JSON_DUPLICATE_MEMBER] if duplicate else _verdict(checked)
 
 
@@ -299,11 +333,14 @@ def _read_value(text: str | bytes, data: bytes) -> ReadResult:
         return _read_strict(text)
     checked = check_envelope_value(value)
     if isinstance(checked, ReasoningReplayItem):  # an envelope msgspec's types refuse, e.g. 1.0
-        proven = len(data) == compact_envelope_length(checked)
-    else:
-        # Not an envelope: prove the text canonical, and look at the depth limit (E6 step 1).
-        proven = is_canonical_text(value, data) and not value_depth_exceeds(value)
-    return _verdict(checked) if proven else _read_unproven(text, data, checked)
+        if len(data) == compact_envelope_length(checked):
+            return ReadResult(checked, None)
+        return _read_unproven(text, data, checked, None)
+    # Not an envelope: a canonical text names no member twice, so the value shows its depth.
+    if is_canonical_text(value, data):
+        too_deep = value_depth_exceeds(value)  # E6 step 1
+        return _REFUSED[Code.LIMIT_EXCEEDED] if too_deep else _REFUSED[checked]
+    return _read_unproven(text, data, checked, value)
 
 
 def parse_reasoning_replay_envelope(text: str | bytes) -> ReadResult:
@@ -315,9 +352,15 @@ def parse_reasoning_replay_envelope(text: str | bytes) -> ReadResult:
         # Only a text of over 4 Mi characters can exceed 16 MiB of UTF-8 (SPEC E4.1, E6 step 1).
         if len(text) > _MAX_CHARS_WITHIN_LIMIT and text_length_exceeds_limit(text):
             return _REFUSED[Code.LIMIT_EXCEEDED]
-        canonical = _read_canonical(text)
-        if canonical is not None:
-            return ReadResult(canonical, None)
+        accelerator = _accelerator
+        if accelerator is not None:
+            fields = accelerator(text)
+            if fields is not None:
+                return ReadResult(ReasoningReplayItem(*fields), None)
+        else:
+            canonical = _read_canonical(text)
+            if canonical is not None:
+                return ReadResult(canonical, None)
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:  # a surrogate: the strict way gives the code
@@ -328,6 +371,13 @@ def parse_reasoning_replay_envelope(text: str | bytes) -> ReadResult:
         return _REFUSED[Code.JSON_MALFORMED]
     if len(text) > MAX_TEXT_BYTES:  # SPEC E4.1, E6 step 1
         return _REFUSED[Code.LIMIT_EXCEEDED]
+    if _accelerator is not None:
+        # Faster than msgspec's typed decode, and needs no length proof. A text it refuses is
+        # seldom an envelope at all, so the typed decode would mostly be wasted on it.
+        fields = _accelerator(text)
+        if fields is not None:
+            return ReadResult(ReasoningReplayItem(*fields), None)
+        return _read_value(text, text)
     try:
         envelope = _ENVELOPE_DECODER.decode(text)
     except msgspec.ValidationError:  # JSON, maybe, but not a canonical envelope
@@ -344,4 +394,4 @@ def parse_reasoning_replay_envelope(text: str | bytes) -> ReadResult:
     )
     if len(text) == compact_envelope_length(checked):
         return ReadResult(checked, None)
-    return _read_unproven(text, text, checked)
+    return _read_unproven(text, text, checked, None)
