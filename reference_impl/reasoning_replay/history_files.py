@@ -28,6 +28,7 @@ import msgspec
 
 from .diagnostics import Code
 from .history import HistoryMessage
+from .jsontext import parse_json_int
 
 ROLES: Final = frozenset(("user", "assistant"))  # SPEC H1
 # SPEC H1: members that, when present, are objects. An explicit ``null`` counts as absent, as it
@@ -122,15 +123,13 @@ def parse_json_file(data: str | bytes) -> object | HistoryFileProblem:
     if chars.startswith("\ufeff"):
         return _malformed("not JSON: the text starts with a byte-order mark")
     try:
-        value = json.loads(chars, parse_constant=_refuse_constant)
+        value = json.loads(chars, parse_constant=_refuse_constant, parse_int=parse_json_int)
     except json.JSONDecodeError as error:
         return _malformed(f"not JSON: {error.msg} at line {error.lineno} column {error.colno}")
     except _NonJsonToken:
         return _malformed("not JSON: NaN or Infinity")
     except RecursionError:
         return _malformed("not JSON this reader can hold: nesting too deep")
-    except ValueError:  # SPEC E4.2: Python's limit on integer digits (sys.get_int_max_str_digits)
-        return _malformed("not JSON this reader can hold: a number with too many digits")
     return value
 
 

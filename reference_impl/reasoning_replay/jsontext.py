@@ -96,7 +96,8 @@ def value_depth_exceeds(value: object, limit: int = MAX_DEPTH) -> bool:
     return bool(level)
 
 
-def _parse_int(digits: str) -> object:
+def parse_json_int(digits: str) -> object:
+    """An integer literal as Python's ``json`` should read it (its ``parse_int``): see above."""
     return int(digits) if len(digits) <= _MAX_INT_DIGITS else float(digits)
 
 
@@ -112,7 +113,9 @@ def _unique_members(pairs: list[tuple[str, object]]) -> dict[str, object]:
 
 
 # Made once: json.loads with hooks would build a new decoder, and its scanner, on every call.
-_DUPLICATE_FINDER: Final = json.JSONDecoder(object_pairs_hook=_unique_members, parse_int=_parse_int)
+_DUPLICATE_FINDER: Final = json.JSONDecoder(
+    object_pairs_hook=_unique_members, parse_int=parse_json_int
+)
 
 
 def has_duplicate_member(chars: str) -> bool | None:
@@ -209,7 +212,7 @@ def parse_strict(text: str | bytes) -> object | TextRefused:
             chars,
             object_pairs_hook=collect_members,
             parse_constant=_refuse_constant,
-            parse_int=_parse_int,
+            parse_int=parse_json_int,
         )
     except (json.JSONDecodeError, _NonJsonToken, RecursionError):
         return _unreadable(chars)  # json refuses a byte-order mark too
