@@ -1,13 +1,15 @@
-"""Hatch build hook: compile the reader's optional C accelerator, ``reasoning_replay._canonical``.
+"""Hatch build hook: compile the reader's optional C accelerators.
 
-The accelerator (``reference_impl/reasoning_replay/_canonical.c``) only makes the strict reader
-faster; it changes no verdict, and the package falls back to the same reading in Python when it
-is missing. So a build that cannot compile it (no C compiler, no Python headers, no setuptools)
-warns and goes on with a pure-Python wheel instead of failing.
+``reasoning_replay._canonical`` (``_canonical.c``) reads a canonically written envelope and
+``reasoning_replay._strict`` (``_strict.c``) parses any JSON text by SPEC E4, both in
+``reference_impl/reasoning_replay/`` and sharing ``_json_strings.h``. They only make the strict
+reader faster; they change no verdict, and the package falls back to the same reading in Python
+when they are missing. So a build that cannot compile them (no C compiler, no Python headers, no
+setuptools) warns and goes on with a pure-Python wheel instead of failing.
 
-- A regular wheel gets the compiled module and is tagged for this interpreter and platform.
-- An editable install gets it compiled next to its source, where the editable install imports the
-  package from (``reference_impl/``); that file is ignored by git.
+- A regular wheel gets the compiled modules and is tagged for this interpreter and platform.
+- An editable install gets them compiled next to their source, where the editable install imports
+  the package from (``reference_impl/``); those files are ignored by git.
 
 It is compiled by setuptools' ``build_ext``, which knows every platform's compiler and flags.
 """
@@ -23,32 +25,46 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-MODULE = "reasoning_replay._canonical"
-SOURCE = Path("reference_impl", "reasoning_replay", "_canonical.c")
+PACKAGE_SOURCE = Path("reference_impl", "reasoning_replay")
+MODULES = ("reasoning_replay._canonical", "reasoning_replay._strict")
+HEADERS = (PACKAGE_SOURCE / "_json_strings.h",)
 
 
-def compile_extension(source: Path, build_lib: Path, build_temp: Path) -> Path:
-    """Compile ``source`` as :data:`MODULE` under ``build_lib``; return the module's path."""
+def source_of(module: str) -> Path:
+    """The C source of an accelerator module, relative to the project root."""
+    return PACKAGE_SOURCE / (module.rpartition(".")[2] + ".c")
+
+
+def compile_extensions(root: Path, build_lib: Path, build_temp: Path) -> list[Path]:
+    """Compile every module of :data:`MODULES` under ``build_lib``; return their paths."""
     # Imported here: setuptools is needed to build, never to run the package.
     setuptools = importlib.import_module("setuptools")
     build_ext = importlib.import_module("setuptools.command.build_ext").build_ext
 
-    extension = setuptools.Extension(MODULE, sources=[str(source)])
-    distribution = setuptools.Distribution({"name": "reasoning-replay", "ext_modules": [extension]})
+    extensions = [
+        setuptools.Extension(
+            module,
+            sources=[str(root / source_of(module))],
+            depends=[str(root / header) for header in HEADERS],
+        )
+        for module in MODULES
+    ]
+    distribution = setuptools.Distribution({"name": "reasoning-replay", "ext_modules": extensions})
     command = build_ext(distribution)
     command.build_lib = str(build_lib)
     command.build_temp = str(build_temp)
     command.inplace = False
     command.ensure_finalized()
     command.run()
-    built = Path(command.get_ext_fullpath(MODULE))
-    if not built.is_file():
-        raise RuntimeError(f"build_ext reported no error but wrote no {built}")
+    built = [Path(command.get_ext_fullpath(module)) for module in MODULES]
+    for path in built:
+        if not path.is_file():
+            raise RuntimeError(f"build_ext reported no error but wrote no {path}")
     return built
 
 
-class CanonicalAcceleratorHook(BuildHookInterface):  # type: ignore[type-arg,unused-ignore]
-    """Adds the compiled accelerator to wheels and editable installs (see the module docstring)."""
+class AcceleratorHook(BuildHookInterface):  # type: ignore[type-arg,unused-ignore]
+    """Adds the compiled accelerators to wheels and editable installs (see the module docstring)."""
 
     PLUGIN_NAME = "custom"
     _remove_scratch: weakref.finalize | None = None  # type: ignore[type-arg,unused-ignore]
@@ -57,26 +73,27 @@ class CanonicalAcceleratorHook(BuildHookInterface):  # type: ignore[type-arg,unu
         if self.target_name != "wheel":  # the sdist ships the C source as it is
             return
         root = Path(self.root)
-        # Removed in finalize(), once the wheel holds the module, or at exit if the build fails.
+        # Removed in finalize(), once the wheel holds the modules, or at exit if the build fails.
         scratch = Path(tempfile.mkdtemp(prefix="reasoning-replay-build-"))
         self._remove_scratch = weakref.finalize(self, shutil.rmtree, scratch, ignore_errors=True)
         try:
-            built = compile_extension(root / SOURCE, scratch / "lib", scratch / "temp")
-        except Exception as error:  # any failure, a missing compiler first: build without it
+            built = compile_extensions(root, scratch / "lib", scratch / "temp")
+        except Exception as error:  # any failure, a missing compiler first: build without them
             self.app.display_warning(
-                f"reasoning-replay: the C accelerator {MODULE} was not compiled ({error}); "
-                "building a pure-Python wheel, whose reader is correct but slower"
+                f"reasoning-replay: the C accelerators {', '.join(MODULES)} were not compiled "
+                f"({error}); building a pure-Python wheel, whose reader is correct but slower"
             )
             return
-        if version == "editable":
-            # Replaced, not rewritten in place: a running process may have the old one mapped.
-            target = root / SOURCE.parent / built.name
-            staged = target.with_name(target.name + ".new")
-            shutil.copyfile(built, staged)
-            staged.replace(target)
-        else:
-            build_data["force_include"][str(built)] = f"reasoning_replay/{built.name}"
-        # A compiled module: the wheel holds code for this interpreter and platform only.
+        for path in built:
+            if version == "editable":
+                # Replaced, not rewritten in place: a running process may have the old one mapped.
+                target = root / PACKAGE_SOURCE / path.name
+                staged = target.with_name(target.name + ".new")
+                shutil.copyfile(path, staged)
+                staged.replace(target)
+            else:
+                build_data["force_include"][str(path)] = f"reasoning_replay/{path.name}"
+        # Compiled modules: the wheel holds code for this interpreter and platform only.
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
 

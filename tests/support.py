@@ -1,12 +1,14 @@
-"""Helpers several test modules share: the golden SPEC §15 example and the strict reading."""
+"""Helpers several test modules share: the golden SPEC §15 example, the strict reading, and
+the edits that turn a good text into a bad one."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import strategies as st
 from reasoning_replay import Code, ReasoningReplayItem
 from reasoning_replay.envelope import check_envelope_value
-from reasoning_replay.jsontext import TextRefused, parse_strict
+from reasoning_replay.jsontext import TextRefused, _parse_strict_in_python
 
 # SPEC §15: the SDK output item whose canonical envelope is the 181-byte golden text.
 GOLDEN_SDK_ITEM: dict[str, Any] = {
@@ -21,11 +23,46 @@ GOLDEN_SDK_ITEM: dict[str, Any] = {
 
 
 def strict_verdict(text: str | bytes) -> tuple[Code | None, ReasoningReplayItem | None]:
-    """The verdict of the exhaustive path alone: the yardstick for every faster one."""
-    parsed = parse_strict(text)
+    """The verdict of the exhaustive path alone, in Python: the yardstick for every faster one."""
+    parsed = _parse_strict_in_python(text)
     if isinstance(parsed, TextRefused):
         return parsed.code, None
     checked = check_envelope_value(parsed)
     if isinstance(checked, Code):
         return checked, None
     return None, checked
+
+
+# Mostly invalid UTF-8: a stray continuation byte, a truncated sequence, an encoded surrogate, an
+# overlong form, a code point past U+10FFFF; and a byte-order mark, a quote, a backslash, a space.
+BYTE_PIECES = (
+    b"\x80", b"\xbf", b"\xc3", b"\xe6\x95", b"\xed\xa0\x80", b"\xc0\xa2", b"\xff",
+    b"\xf4\x90\x80\x80", b"\xef\xbb\xbf", b'"', b"\\", b" ", b"\xc3\xa9",
+)  # fmt: skip
+
+
+@st.composite
+def bytes_changed(draw: st.DrawFn, texts: st.SearchStrategy[str]) -> bytes:
+    """The UTF-8 of a text drawn from ``texts`` with one to three pieces of :data:`BYTE_PIECES`
+    inserted or written over a byte."""
+    data = bytearray(draw(texts).encode("utf-8"))
+    for _ in range(draw(st.integers(min_value=1, max_value=3))):
+        at = draw(st.integers(min_value=0, max_value=len(data)))
+        piece = draw(st.sampled_from(BYTE_PIECES))
+        data[at : at + draw(st.integers(min_value=0, max_value=1))] = piece
+    return bytes(data)
+
+
+CHARACTER_EDITS = ("insert", "replace", "delete", "truncate")
+
+
+def character_edit(text: str, at: int, edit: str, piece: str) -> str:
+    """``text`` with one of :data:`CHARACTER_EDITS` at ``at``: ``piece`` inserted or written over
+    a character, a character deleted, or the text cut short."""
+    if edit == "insert":
+        return text[:at] + piece + text[at:]
+    if edit == "replace":
+        return text[:at] + piece + text[at + 1 :]
+    if edit == "delete":
+        return text[:at] + text[at + 1 :]
+    return text[:at]

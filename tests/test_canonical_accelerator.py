@@ -5,9 +5,10 @@ SPEC E4 string rules); ``_canonical.read_canonical`` must accept exactly the sam
 same fields, and return ``None`` for every other, for ``str`` and for bytes (which must also be
 valid UTF-8). Compared on texts the writer makes from arbitrary items, on those texts mutated,
 and on every ``read`` vector; then the whole reader, with and without it, on every ``read``
-vector.
+vector, with the strict parser's accelerator (``_strict``, tests/test_strict_accelerator.py) on
+and off as well.
 
-These tests skip only where the accelerator is not built, and one test fails then, unless
+These tests skip only where the accelerators are not built, and one test fails then, unless
 ``REASONING_REPLAY_ALLOW_PURE_PYTHON=1`` says a pure-Python install is meant: a build that
 silently lost its compiler must not pass CI.
 """
@@ -15,6 +16,7 @@ silently lost its compiler must not pass CI.
 from __future__ import annotations
 
 import base64
+import importlib
 import os
 import subprocess
 import sys
@@ -26,9 +28,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from reasoning_replay import ReadResult, ReasoningReplayItem, reader
+from reasoning_replay import ReadResult, ReasoningReplayItem, jsontext, reader
 from reasoning_replay.suite.vectors import load_vector_dirs
 from reasoning_replay.writer import canonical_json
+from support import CHARACTER_EDITS, bytes_changed, character_edit
 
 canonical: ModuleType | None
 try:
@@ -211,17 +214,9 @@ def mutated_texts(draw: st.DrawFn) -> str:
     text = draw(st.one_of(canonical_texts(), respelled_texts().map(lambda pair: pair[0])))
     for _ in range(draw(st.integers(min_value=1, max_value=3))):
         at = draw(st.integers(min_value=0, max_value=len(text)))
-        edit = draw(
-            st.sampled_from(("insert", "replace", "delete", "truncate", "escape", "duplicate"))
-        )
-        if edit == "insert":
-            text = text[:at] + draw(st.sampled_from(INSERTS)) + text[at:]
-        elif edit == "replace":
-            text = text[:at] + draw(st.sampled_from(INSERTS)) + text[at + 1 :]
-        elif edit == "delete":
-            text = text[:at] + text[at + 1 :]
-        elif edit == "truncate":
-            text = text[:at]
+        edit = draw(st.sampled_from((*CHARACTER_EDITS, "escape", "duplicate")))
+        if edit in CHARACTER_EDITS:
+            text = character_edit(text, at, edit, draw(st.sampled_from(INSERTS)))
         elif edit == "escape" and at < len(text) and ord(text[at]) < 0x10000:
             # Any character may be written \uXXXX inside a string: a layout the writer does not
             # use, but one the reader reads (outside a string it breaks the grammar).
@@ -236,42 +231,33 @@ def mutated_texts(draw: st.DrawFn) -> str:
     return text
 
 
-@st.composite
-def mutated_bytes(draw: st.DrawFn) -> bytes:
-    """A canonical text's UTF-8 with a few bytes changed: mostly invalid UTF-8 (a stray
-    continuation byte, a truncated sequence, an encoded surrogate, an overlong form)."""
-    data = bytearray(draw(canonical_texts()).encode("utf-8"))
-    for _ in range(draw(st.integers(min_value=1, max_value=3))):
-        at = draw(st.integers(min_value=0, max_value=len(data)))
-        piece = draw(
-            st.sampled_from(
-                (b"\x80", b"\xbf", b"\xc3", b"\xe6\x95", b"\xed\xa0\x80", b"\xc0\xa2", b"\xff",
-                 b"\xf4\x90\x80\x80", b"\xef\xbb\xbf", b'"', b"\\", b" ")
-            )
-        )  # fmt: skip
-        data[at : at + draw(st.integers(min_value=0, max_value=1))] = piece
-    return bytes(data)
-
-
 # --- the accelerator agrees with the Python path -------------------------------------------------
 
 
-def test_accelerator_is_built_in_the_standard_install() -> None:
-    """``pip install .`` and ``pip install -e .`` compile it (hatch_build.py) where there is a C
-    compiler; a pure-Python install is only expected with REASONING_REPLAY_ALLOW_PURE_PYTHON=1."""
+@pytest.mark.parametrize("module", ["_canonical", "_strict"])
+def test_accelerators_are_built_in_the_standard_install(module: str) -> None:
+    """``pip install .`` and ``pip install -e .`` compile them (hatch_build.py) where there is a
+    C compiler; a pure-Python install is only expected with REASONING_REPLAY_ALLOW_PURE_PYTHON=1."""
     if ALLOW_PURE_PYTHON:
         pytest.skip("REASONING_REPLAY_ALLOW_PURE_PYTHON=1: a pure-Python install is allowed")
-    assert canonical is not None, (
-        "reasoning_replay._canonical is not built: hatch_build.py could not compile it "
-        "(see the build's warning), or the install predates it"
-    )
+    try:
+        __import__(f"reasoning_replay.{module}")
+    except ImportError:
+        pytest.fail(
+            f"reasoning_replay.{module} is not built: hatch_build.py could not compile it "
+            "(see the build's warning), or the install predates it"
+        )
     if os.environ.get("REASONING_REPLAY_PURE_PYTHON", "") in ("", "0"):
         assert reader.ACCELERATED
+        assert jsontext.parse_strict_is_accelerated()
 
 
 @needs_accelerator
-def test_the_environment_variable_turns_the_accelerator_off() -> None:
-    check = "from reasoning_replay import reader; print(reader.ACCELERATED)"
+def test_the_environment_variable_turns_both_accelerators_off() -> None:
+    check = (
+        "from reasoning_replay import jsontext, reader; "
+        "print(reader.ACCELERATED, jsontext.parse_strict_is_accelerated())"
+    )
 
     def accelerated_with(value: str | None) -> str:
         env = {k: v for k, v in os.environ.items() if k != "REASONING_REPLAY_PURE_PYTHON"}
@@ -282,9 +268,9 @@ def test_the_environment_variable_turns_the_accelerator_off() -> None:
         )
         return completed.stdout.strip()
 
-    assert accelerated_with(None) == "True"
-    assert accelerated_with("0") == "True"
-    assert accelerated_with("1") == "False"
+    assert accelerated_with(None) == "True True"
+    assert accelerated_with("0") == "True True"
+    assert accelerated_with("1") == "False False"
 
 
 @needs_accelerator
@@ -430,7 +416,7 @@ def test_every_mutated_text_is_read_alike(text: str) -> None:
 
 @needs_accelerator
 @PROPERTY_SETTINGS
-@given(data=mutated_bytes())
+@given(data=bytes_changed(canonical_texts()))
 @example(data=GOLDEN.encode().replace("é".encode(), b"\xed\xa0\x80"))  # an encoded surrogate
 @example(data=GOLDEN.encode().replace("é".encode(), b"\xc3"))  # a truncated sequence
 def test_every_mutated_byte_string_is_read_alike(data: bytes) -> None:
@@ -483,32 +469,44 @@ def both_forms(text: str | bytes) -> list[str | bytes]:
 
 
 def read_with(
-    accelerator: Callable[[str | bytes], Fields | None] | None, text: str | bytes
+    accelerator: Callable[[str | bytes], Fields | None] | None,
+    strict_accelerator: Callable[[str | bytes], Any] | None,
+    text: str | bytes,
 ) -> ReadResult:
-    saved = reader._accelerator
-    reader._accelerator = accelerator
+    saved = reader._accelerator, jsontext._accelerator
+    reader._accelerator, jsontext._accelerator = accelerator, strict_accelerator
     try:
         return reader.parse_reasoning_replay_envelope(text)
     finally:
-        reader._accelerator = saved
+        reader._accelerator, jsontext._accelerator = saved
+
+
+def verdicts_with_and_without(text: str | bytes) -> list[ReadResult]:
+    """The reader's verdicts with both accelerators, either, and neither."""
+    assert canonical is not None
+    strict_parse = importlib.import_module("reasoning_replay._strict").parse
+    return [
+        read_with(accelerator, strict_accelerator, text)
+        for accelerator in (canonical.read_canonical, None)
+        for strict_accelerator in (strict_parse, None)
+    ]
 
 
 @needs_accelerator
 @pytest.mark.parametrize("text", READ_VECTORS)
-def test_the_reader_gives_every_read_vector_one_verdict_with_or_without_it(
+def test_the_reader_gives_every_read_vector_one_verdict_with_or_without_them(
     text: str | bytes,
 ) -> None:
-    assert canonical is not None
     for form in both_forms(text):
-        with_it = read_with(canonical.read_canonical, form)
-        assert with_it == read_with(None, form)
-        assert with_it.item is None or type(with_it.item) is ReasoningReplayItem
+        with_both, *others = verdicts_with_and_without(form)
+        assert others == [with_both] * 3
+        assert with_both.item is None or type(with_both.item) is ReasoningReplayItem
 
 
 @needs_accelerator
 @PROPERTY_SETTINGS
 @given(text=st.one_of(canonical_texts(), mutated_texts()))
-def test_the_reader_gives_every_text_one_verdict_with_or_without_it(text: str) -> None:
-    assert canonical is not None
+def test_the_reader_gives_every_text_one_verdict_with_or_without_them(text: str) -> None:
     for form in both_forms(text):
-        assert read_with(canonical.read_canonical, form) == read_with(None, form)
+        with_both, *others = verdicts_with_and_without(form)
+        assert others == [with_both] * 3

@@ -1,10 +1,11 @@
 """Packaging: a built wheel carries the schemas and finds them without the source checkout.
 
 Builds a wheel of the repository, installs it (not editable) into a fresh virtualenv, and imports
-it from a directory outside the repository. The wheel carries the reader's C accelerator,
-compiled by hatch_build.py, unless REASONING_REPLAY_ALLOW_PURE_PYTHON=1 allows a build without
-it (see tests/test_canonical_accelerator.py). No network: ``--no-build-isolation``, ``--no-deps``,
-``--no-index``; the fresh venv sees the test venv's packages through ``--system-site-packages``.
+it from a directory outside the repository. The wheel carries the reader's C accelerators,
+compiled by hatch_build.py, and not their sources, unless REASONING_REPLAY_ALLOW_PURE_PYTHON=1
+allows a build without them (see tests/test_canonical_accelerator.py). No network:
+``--no-build-isolation``, ``--no-deps``, ``--no-index``; the fresh venv sees the test venv's
+packages through ``--system-site-packages``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ CHECK = textwrap.dedent(
     import json, sys, sysconfig
     from pathlib import Path
     import reasoning_replay
-    from reasoning_replay import reader
+    from reasoning_replay import jsontext, reader
     from reasoning_replay.resources import data_root
     from reasoning_replay.schemas import ENVELOPE_SCHEMA_ID
 
@@ -52,9 +53,14 @@ CHECK = textwrap.dedent(
         "spec_present": Path(data_root(), "SPEC.md").is_file(),
         "resumable": reasoning_replay.parse_reasoning_replay_envelope(text).resumable,
         "valid": reasoning_replay.validator_for(ENVELOPE_SCHEMA_ID).is_valid(json.loads(text)),
-        "accelerated": reader.ACCELERATED,
-        "accelerator": str(Path(sys.modules["reasoning_replay._canonical"].__file__).resolve())
-        if reader.ACCELERATED else None,
+        "accelerated": reader.ACCELERATED and jsontext.parse_strict_is_accelerated(),
+        "accelerators": [
+            str(Path(sys.modules[f"reasoning_replay.{name}"].__file__).resolve())
+            for name in ("_canonical", "_strict") if f"reasoning_replay.{name}" in sys.modules
+        ],
+        "c_sources": sorted(
+            path.name for path in Path(reasoning_replay.__file__).parent.glob("*.[ch]")
+        ),
     }))
     """
 )
@@ -161,7 +167,10 @@ def test_installed_wheel_finds_its_data_inside_site_packages(tmp_path: Path) -> 
     assert actual["resumable"] is True
     assert actual["valid"] is True
     if os.environ.get("REASONING_REPLAY_ALLOW_PURE_PYTHON") != "1":
-        assert actual["accelerated"] is True, "the wheel was built without its C accelerator"
+        assert actual["accelerated"] is True, "the wheel was built without its C accelerators"
+    assert actual["c_sources"] == []  # they ship in the sdist only
     if actual["accelerated"]:
         assert not wheels[0].name.endswith("-py3-none-any.whl"), "a compiled wheel is tagged"
-        assert actual["accelerator"].startswith(str(Path(actual["package"]).parent) + os.sep)
+        assert len(actual["accelerators"]) == 2
+        for accelerator in actual["accelerators"]:
+            assert accelerator.startswith(str(Path(actual["package"]).parent) + os.sep)

@@ -5,7 +5,7 @@ Usage::
     python tools/bench_reader.py [--count 100000] [--passes 5] [--corpus PATH]
                                  [--jsonschema-sample 10000] [--json OUT]
 
-``REASONING_REPLAY_PURE_PYTHON=1`` times the reader without its optional C accelerator (the
+``REASONING_REPLAY_PURE_PYTHON=1`` times the reader without its optional C accelerators (the
 report's notes say which ran).
 
 Without ``--corpus`` the corpus comes from ``tools/corpus.py`` (``--count``, ``--seed``,
@@ -73,11 +73,11 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unuse
 from referencing import Registry
 
 try:
-    from reasoning_replay import parse_reasoning_replay_envelope, reader, schema_registry
+    from reasoning_replay import jsontext, parse_reasoning_replay_envelope, reader, schema_registry
 except ImportError:  # not installed: use this checkout's reference_impl/
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "reference_impl"))
     sys.modules.pop("reasoning_replay", None)
-    from reasoning_replay import parse_reasoning_replay_envelope, reader, schema_registry
+    from reasoning_replay import jsontext, parse_reasoning_replay_envelope, reader, schema_registry
 
 try:
     import jsonschema_rs
@@ -479,8 +479,13 @@ def run_benchmark(
     schema = registry.contents(SCHEMA_ID)
     validator = Draft202012Validator(schema, registry=registry)
     notes: list[str] = [
-        "reader: C accelerator of the canonical path "
-        + ("in use" if reader.ACCELERATED else "not in use (pure Python)")
+        "reader: C accelerators "
+        + (
+            "in use (canonical path, strict parse)"
+            if reader.ACCELERATED and jsontext.parse_strict_is_accelerated()
+            else f"not all in use (canonical path: {reader.ACCELERATED}, "
+            f"strict parse: {jsontext.parse_strict_is_accelerated()})"
+        )
     ]
     rs_is_valid: Callable[[Any], bool] | None = None
     if use_jsonschema_rs:

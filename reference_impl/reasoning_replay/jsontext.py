@@ -1,11 +1,15 @@
 """Strict I-JSON text reading (SPEC §3, E4 and E6 steps 1–5): the rules a JSON Schema cannot see.
 
-The reader parses in C first (msgspec), which refuses bad UTF-8, byte-order marks,
-``NaN``/``Infinity``, trailing data and lone surrogates. What msgspec would hide is a duplicate
-member (it keeps the last one), so its value is trusted only with a proof that the text has none:
-:func:`is_canonical_text` here, the reader's length proof for envelopes, or, failing both,
-:func:`has_duplicate_member`. :func:`parse_strict` is the exhaustive path for every text msgspec
-refuses. It reports the first failing check in the order of SPEC E6 steps 1–5.
+:func:`parse_strict` is the statement: the value of a text, or the first of E6 steps 1–5 it
+fails. Where the optional C accelerator :mod:`._strict` is built, it parses first, deciding those
+steps in one pass for every text that is valid JSON apart from a duplicate member or its depth,
+and leaves the rest (bad grammar, bad Unicode) to the Python path.
+
+Without the accelerator, the reader parses in C with msgspec, which refuses bad UTF-8,
+byte-order marks, ``NaN``/``Infinity``, trailing data and lone surrogates. What msgspec would hide
+is a duplicate member (it keeps the last one), so its value is trusted only with a proof that the
+text has none: :func:`is_canonical_text` here, the reader's length proof for envelopes, or,
+failing both, :func:`has_duplicate_member`; a text msgspec refuses goes to :func:`parse_strict`.
 """
 
 from __future__ import annotations
@@ -14,10 +18,11 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import msgspec
 
+from ._accelerators import load_accelerator
 from .diagnostics import Code
 
 MAX_TEXT_BYTES: Final = 16 * 1024 * 1024  # SPEC E4.1
@@ -183,8 +188,40 @@ def _unreadable(chars: str) -> TextRefused:
     return TextRefused(Code.JSON_MALFORMED)  # a byte-order mark, bad grammar, NaN, trailing data
 
 
+# --- the accelerator ---------------------------------------------------------------------------
+# _strict.c parses as _parse_strict_in_python does (the same value, with ints and floats as
+# Python's json makes them) for the texts it decides; tests/test_strict_accelerator.py compares
+# the two text by text.
+
+_StrictParse = Callable[[str | bytes], tuple[str | None, object] | None]
+
+
+# Looked up at every call, so that tests can compare the two paths.
+_accelerator = cast("_StrictParse | None", load_accelerator("_strict", "parse"))
+_DECIDED_REFUSALS: Final = {
+    Code.LIMIT_EXCEEDED.value: TextRefused(Code.LIMIT_EXCEEDED),
+    Code.JSON_DUPLICATE_MEMBER.value: TextRefused(Code.JSON_DUPLICATE_MEMBER),
+}
+
+
+def parse_strict_is_accelerated() -> bool:
+    """Whether :func:`parse_strict` parses in C first (it changes no result)."""
+    return _accelerator is not None
+
+
 def parse_strict(text: str | bytes) -> object | TextRefused:
-    """The JSON value of ``text``, or the first text rule it breaks, in SPEC E6 order (1–5).
+    """The JSON value of ``text``, or the first text rule it breaks, in SPEC E6 order (1–5)."""
+    accelerator = _accelerator
+    if accelerator is not None and not text_length_exceeds_limit(text):
+        decided = accelerator(text)
+        if decided is not None:
+            code, value = decided
+            return value if code is None else _DECIDED_REFUSALS[code]
+    return _parse_strict_in_python(text)
+
+
+def _parse_strict_in_python(text: str | bytes) -> object | TextRefused:
+    """:func:`parse_strict` in Python: its statement, and its fallback.
 
     The text is parsed first, and the rules the parse cannot see are checked after it, on what it
     found: that costs one pass over the text where checking each rule on the text first would

@@ -8,30 +8,31 @@ only such a text can take, and that prove it free of everything SPEC E4 forbids:
 * bytes: msgspec decodes the text straight into the envelope's shape (:class:`_Envelope`), and a
   length count proves that it hides no duplicate member, which msgspec would silently drop.
 
-Where the optional C accelerator :mod:`._canonical` is built (by ``hatch_build.py``), it takes
-both ways' place: it follows the canonical layout in one pass over the text as it is stored,
+Where the optional C accelerators are built (by ``hatch_build.py``), they take both ways' place.
+:mod:`._canonical` follows the canonical layout in one pass over the text as it is stored,
 characters or bytes, and accepts exactly the texts :func:`_read_canonical` accepts (as bytes, when
-they are their valid UTF-8). That function stays its statement in Python, and its fallback;
-``REASONING_REPLAY_PURE_PYTHON=1`` turns the accelerator off.
+they are their valid UTF-8). That function stays its statement in Python, and its fallback. Any
+other text is parsed by :func:`.jsontext.parse_strict`, which :mod:`._strict` makes one pass in C
+for all but the texts that break the JSON grammar or Unicode, and its value checked by
+:func:`.envelope.check_envelope_value`. ``REASONING_REPLAY_PURE_PYTHON=1`` turns both off.
 
-Any other text msgspec reads is decoded untyped and checked by
-:func:`.envelope.check_envelope_value`, then proven canonical; a text msgspec accepts but that the
-reader cannot prove free of duplicates only needs its duplicates looked for
-(:func:`.jsontext.has_duplicate_member`); a text msgspec refuses goes the exhaustive way,
-:func:`.jsontext.parse_strict`, which checks every text rule in the order of SPEC E6. All ways
-give every text the same verdict.
+Without them, any other text msgspec reads is decoded untyped and checked, then proven
+canonical; a text msgspec accepts but that the reader cannot prove free of duplicates only needs
+its duplicates looked for (:func:`.jsontext.has_duplicate_member`); a text msgspec refuses goes
+the exhaustive way, :func:`.jsontext.parse_strict`, which checks every text rule in the order of
+SPEC E6. All ways give every text the same verdict.
 """
 
 from __future__ import annotations
 
-import os
 from codecs import utf_16_le_encode
 from collections.abc import Callable
 from json import decoder as json_decoder
-from typing import Annotated, Any, Final, Literal, get_args, get_type_hints
+from typing import Annotated, Any, Final, Literal, cast, get_args, get_type_hints
 
 import msgspec
 
+from ._accelerators import load_accelerator
 from .diagnostics import Code
 from .envelope import SCHEMA_NAME, ReasoningReplayItem, check_envelope_value
 from .jsontext import (
@@ -41,6 +42,7 @@ from .jsontext import (
     is_canonical_text,
     nesting_depth_exceeds,
     parse_strict,
+    parse_strict_is_accelerated,
     text_length_exceeds_limit,
     value_depth_exceeds,
 )
@@ -221,18 +223,11 @@ def _read_canonical(text: str) -> ReasoningReplayItem | None:
 _Fields = tuple[str, tuple[str, ...], str, tuple[str, ...] | None]
 
 
-def _load_accelerator() -> Callable[[str | bytes], _Fields | None] | None:
-    if os.environ.get("REASONING_REPLAY_PURE_PYTHON", "") not in ("", "0"):
-        return None
-    try:  # only here: with the variable set, the module is not even imported
-        from ._canonical import read_canonical  # noqa: PLC0415
-    except ImportError:  # not built (no compiler when installed): the Python path reads alike
-        return None
-    return read_canonical
-
-
 # Looked up at every call, so that tests can compare the reader with and without it.
-_accelerator: Callable[[str | bytes], _Fields | None] | None = _load_accelerator()
+_accelerator = cast(
+    "Callable[[str | bytes], _Fields | None] | None",
+    load_accelerator("_canonical", "read_canonical"),
+)
 ACCELERATED: Final = _accelerator is not None
 """Whether the C accelerator of the canonical fast path is in use (it changes no verdict)."""
 
@@ -299,6 +294,19 @@ def _read_strict(text: str | bytes) -> ReadResult:
     return _verdict(check_envelope_value(strict))
 
 
+def _read_other(text: str | bytes) -> ReadResult:
+    """The verdict of a text that is not a canonical envelope written canonically."""
+    if parse_strict_is_accelerated():  # one pass in C, unless the text is not JSON
+        return _read_strict(text)
+    if isinstance(text, bytes):
+        return _read_value(text, text)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a surrogate: the strict way gives the code
+        return _read_strict(text)
+    return _read_value(text, data)
+
+
 def _read_unproven(
     text: str | bytes, data: bytes, checked: ReasoningReplayItem | Code, value: object
 ) -> ReadResult:
@@ -361,12 +369,8 @@ def parse_reasoning_replay_envelope(text: str | bytes) -> ReadResult:
             canonical = _read_canonical(text)
             if canonical is not None:
                 return ReadResult(canonical, None)
-        try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError:  # a surrogate: the strict way gives the code
-            return _read_strict(text)
         # Not laid out canonically, so msgspec's envelope types would most likely refuse it too.
-        return _read_value(text, data)
+        return _read_other(text)
     if not isinstance(text, bytes):
         return _REFUSED[Code.JSON_MALFORMED]
     if len(text) > MAX_TEXT_BYTES:  # SPEC E4.1, E6 step 1
@@ -377,7 +381,7 @@ def parse_reasoning_replay_envelope(text: str | bytes) -> ReadResult:
         fields = _accelerator(text)
         if fields is not None:
             return ReadResult(ReasoningReplayItem(*fields), None)
-        return _read_value(text, text)
+        return _read_other(text)
     try:
         envelope = _ENVELOPE_DECODER.decode(text)
     except msgspec.ValidationError:  # JSON, maybe, but not a canonical envelope

@@ -1,0 +1,22 @@
+"""The optional C accelerators, where built and wanted: ``REASONING_REPLAY_PURE_PYTHON=1`` says no.
+
+The accelerators (``_canonical``, ``_strict``; built by ``hatch_build.py``) change no verdict, only
+the time one takes; without them the Python statement of the same reading runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+
+def load_accelerator(module: str, function: str) -> object | None:
+    """``function`` of the accelerator ``module`` of this package, or ``None`` where the
+    environment turns the accelerators off or the module was not built."""
+    if os.environ.get("REASONING_REPLAY_PURE_PYTHON", "") not in ("", "0"):
+        return None  # the module is not even imported
+    try:
+        accelerator: object = getattr(importlib.import_module(f"{__package__}.{module}"), function)
+    except ImportError:  # not built (no compiler when installed): the Python path reads alike
+        return None
+    return accelerator
