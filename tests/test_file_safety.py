@@ -1,0 +1,149 @@
+"""The history tools' command lines harm no file and never hang (issue 12, defects 3-8, 10).
+
+``export``, ``validate`` and ``scan`` are given paths by users, scripts and pre-commit hooks: an
+output that is the input, a link, a FIFO or a device; inputs that are FIFOs; directories that
+cannot be read; file names that look like options or are not UTF-8. Commands that could block
+forever run in a subprocess with a generous timeout, so a regression fails instead of hanging.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reasoning_replay.suite.cli import main
+
+SCHEMA = "fast-agent.openai-responses.reasoning-replay"
+REPLAY = "openai-reasoning-encrypted"
+GUARD_SECONDS = 120  # a hang guard, not a measurement: the commands take well under a second
+
+
+def envelope(item_id: str = "rs_a", cipher: str = "gAAAA-cipher-for-file-safety") -> str:
+    item = {"type": "reasoning", "id": item_id, "summary": [], "encrypted_content": cipher}
+    return json.dumps({"schema": SCHEMA, "version": 1, "item": item}, separators=(",", ":"))
+
+
+def history_text(*blocks: str) -> str:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": []}]
+    for block in blocks:
+        messages.append(
+            {
+                "role": "assistant",
+                "content": [],
+                "channels": {REPLAY: [{"type": "text", "text": block}]},
+            }
+        )
+    return json.dumps({"messages": messages})
+
+
+def write_history(path: Path, mode: int = 0o600) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(history_text(envelope()), encoding="utf-8")
+    path.chmod(mode)
+    return path
+
+
+def conformance(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """The command line in a child process: a hang becomes a failure, not a stuck run."""
+    command = [sys.executable, "-m", "reasoning_replay.suite.cli", *argv]
+    return subprocess.run(command, cwd=cwd, capture_output=True, timeout=GUARD_SECONDS, check=False)
+
+
+def snapshot(directory: Path) -> dict[str, tuple[int, bytes | str]]:
+    """Every entry of ``directory`` with its kind and content (or link target), not following."""
+    entries: dict[str, tuple[int, bytes | str]] = {}
+    for entry in sorted(directory.iterdir()):
+        mode = entry.lstat().st_mode
+        if entry.is_symlink():
+            entries[entry.name] = (mode, str(entry.readlink()))
+        elif entry.is_file():
+            entries[entry.name] = (mode, entry.read_bytes())
+        else:
+            entries[entry.name] = (mode, b"")
+    return entries
+
+
+# --- export: the output is never the input, a link or a special file (defects 3, 4) --------------
+
+
+def test_export_refuses_to_overwrite_its_own_input_by_any_name(tmp_path: Path, capsys: Any) -> None:
+    source = write_history(tmp_path / "history_dev.json")
+    (tmp_path / "hard.json").hardlink_to(source)
+    (tmp_path / "in_link.json").symlink_to(source)
+    before = snapshot(tmp_path)
+    cases = [
+        (source, source),
+        (source, tmp_path / "hard.json"),  # a hard link: the same inode
+        (tmp_path / "in_link.json", source),  # IN reached through a link is still OUT
+        (source, tmp_path / ".." / tmp_path.name / "history_dev.json"),
+    ]
+    for mode in ("resumable", "redacted"):
+        for inp, out in cases:
+            assert main(["export", "--mode", mode, str(inp), str(out)]) == 2
+            assert "refusing to write" in capsys.readouterr().err
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link-to-file", "link-to-fifo", "dangling-link", "dir"])
+def test_export_refuses_an_output_that_is_not_absent_or_a_regular_file(
+    tmp_path: Path, kind: str
+) -> None:
+    source = write_history(tmp_path / "history_dev.json")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "theirs.json").write_bytes(b"theirs")
+    os.mkfifo(elsewhere / "pipe")
+    out = tmp_path / "out.json"
+    if kind == "fifo":
+        os.mkfifo(out)
+    elif kind == "link-to-file":
+        out.symlink_to(elsewhere / "theirs.json")
+    elif kind == "link-to-fifo":
+        out.symlink_to(elsewhere / "pipe")
+    elif kind == "dangling-link":
+        out.symlink_to(elsewhere / "absent.json")
+    else:
+        out.mkdir()
+    before, before_elsewhere = snapshot(tmp_path), snapshot(elsewhere)
+    result = conformance(["export", "--mode", "redacted", str(source), str(out)], tmp_path)
+    assert result.returncode == 2
+    assert b"refusing to write" in result.stderr and b"not a regular file" in result.stderr
+    assert snapshot(tmp_path) == before and snapshot(elsewhere) == before_elsewhere
+
+
+def test_export_refuses_a_device_output(tmp_path: Path) -> None:
+    # A device node of our own (the null device's numbers): a regression must not be able to
+    # replace the machine's /dev/null, as the defect did when run as root.
+    device = tmp_path / "null"
+    try:
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("creating a device node needs CAP_MKNOD")
+    source = write_history(tmp_path / "history_dev.json")
+    result = conformance(["export", "--mode", "redacted", str(source), str(device)], tmp_path)
+    assert result.returncode == 2
+    assert b"a character device" in result.stderr
+    assert device.is_char_device()
+
+
+def test_export_of_a_fifo_input_is_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "history_fifo.json")
+    argv = ["export", "--mode", "redacted", "history_fifo.json", "out.json"]
+    result = conformance(argv, tmp_path)
+    assert result.returncode == 2
+    assert b"not a regular file (a FIFO)" in result.stderr
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_export_writes_over_a_regular_output_that_is_not_the_input(tmp_path: Path) -> None:
+    source = write_history(tmp_path / "history_dev.json")
+    out = tmp_path / "out.json"
+    out.write_bytes(b"old export")
+    assert main(["export", "--mode", "redacted", str(source), str(out)]) == 0
+    assert json.loads(out.read_bytes())["reasoning_replay_export"]["mode"] == "redacted"
