@@ -147,3 +147,73 @@ def test_export_writes_over_a_regular_output_that_is_not_the_input(tmp_path: Pat
     out.write_bytes(b"old export")
     assert main(["export", "--mode", "redacted", str(source), str(out)]) == 0
     assert json.loads(out.read_bytes())["reasoning_replay_export"]["mode"] == "redacted"
+
+
+# --- scan: fails closed, never blocks (defects 7, 8) ---------------------------------------------
+
+LEAK = json.dumps({"encrypted_content": "gAAAA-a-leaked-ciphertext-value"})
+
+
+def test_scan_fails_closed_naming_a_subdirectory_it_cannot_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    logs = tmp_path / "logs"
+    (logs / "private").mkdir(parents=True)
+    (logs / "private" / "app.log").write_text(LEAK + "\n")
+    (logs / "clean.log").write_text("nothing here\n")
+    real_scandir = os.scandir
+
+    def scandir(path: Any) -> Any:
+        # Tests run as root, for whom chmod 000 hides nothing: refuse as the kernel would.
+        if Path(path).name == "private":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    assert main(["scan", str(logs)]) == 2
+    err = capsys.readouterr().err
+    assert f"{logs / 'private'}: error: cannot read directory: Permission denied" in err
+    assert "incomplete: 1 path(s) could not be scanned" in err
+    assert main(["scan", "--format", "json", str(logs)]) == 2
+    document = json.loads(capsys.readouterr().out)
+    assert document["errors"] == [
+        {"file": str(logs / "private"), "error": "cannot read directory: Permission denied"}
+    ]
+
+
+def test_scan_of_a_named_fifo_is_an_error_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "trace.log")
+    result = conformance(["scan", "trace.log"], tmp_path)
+    assert result.returncode == 2
+    assert b"trace.log: error: not a regular file (a FIFO): not scanned" in result.stderr
+
+
+def test_scan_walk_skips_special_files_and_links_without_blocking_or_looping(
+    tmp_path: Path,
+) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    os.mkfifo(logs / "pipe.log")
+    (logs / "loop").symlink_to(logs)  # a link back up: never followed
+    (logs / "dangling.log").symlink_to(tmp_path / "absent.log")
+    (logs / "leak.log").write_text(LEAK + "\n")
+    result = conformance(["scan", "--format", "json", "logs"], tmp_path)
+    assert result.returncode == 1  # the finding in leak.log; the rest is skipped, not an error
+    document = json.loads(result.stdout)
+    assert [f["file"] for f in document["findings"]] == ["logs/leak.log"]
+    assert {s["file"]: s["reason"] for s in document["skipped"]} == {
+        "logs/dangling.log": "symbolic link to nothing",
+        "logs/loop": "not a regular file (a directory): not scanned",
+        "logs/pipe.log": "not a regular file (a FIFO): not scanned",
+    }
+    assert document["errors"] == []
+
+
+def test_scan_names_a_non_utf8_file_faithfully_without_crashing(tmp_path: Path) -> None:
+    name = os.fsdecode(b"caf\xe9.log")
+    (tmp_path / name).write_text(LEAK + "\n")
+    text = conformance(["scan", "."], tmp_path)
+    assert text.returncode == 1
+    assert text.stdout.startswith(b"caf\\xe9.log:1: replay_material_exposed")
+    as_json = conformance(["scan", "--format", "json", "."], tmp_path)
+    assert json.loads(as_json.stdout)["findings"][0]["file"] == "caf\\xe9.log"

@@ -13,10 +13,11 @@ POSIX only, like :mod:`reasoning_replay.persistence`.
 from __future__ import annotations
 
 import errno
+import io
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO, Final
+from typing import Final
 
 _READ_FLAGS: Final = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _KINDS: Final = (
@@ -43,7 +44,7 @@ class NotARegularFileError(OSError):
         self.mode = mode
 
 
-def open_regular(path: Path | str) -> BinaryIO:
+def open_regular(path: Path | str) -> io.BufferedReader:
     """Open ``path`` for reading, following links, and refuse what is not a regular file.
 
     ``O_NONBLOCK`` keeps a FIFO without a writer from blocking the open; the kind is taken
