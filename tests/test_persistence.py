@@ -25,6 +25,7 @@ from reasoning_replay.persistence import (
     tighten_mode,
     write_private_atomic,
 )
+from reasoning_replay.safe_files import NotARegularFileError
 
 TOOLS_DIR = Path(__file__).resolve().parent.parent / "tools"
 UMASKS = (0o000, 0o022, 0o077, 0o277)
@@ -130,17 +131,51 @@ def test_a_rewrite_replaces_the_file_rather_than_writing_into_it(tmp_path: Path)
     assert _entries(tmp_path) == ["history_a.json"]
 
 
-def test_a_symlinked_target_is_replaced_by_a_private_file(tmp_path: Path) -> None:
+def test_a_symlinked_target_is_refused_and_left_alone(tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere.json"
     elsewhere.write_bytes(b"theirs")
     elsewhere.chmod(0o644)
     target = tmp_path / "history_a.json"
     target.symlink_to(elsewhere)
-    write_private_atomic(target, b"ours")
-    assert not target.is_symlink()
-    assert target.read_bytes() == b"ours"
-    assert _mode(target) == 0o600
+    with pytest.raises(NotARegularFileError, match="symbolic link"):
+        write_private_atomic(target, b"ours")
+    assert target.is_symlink()
     assert elsewhere.read_bytes() == b"theirs"
+    assert _mode(elsewhere) == 0o644
+    assert _entries(tmp_path) == ["elsewhere.json", "history_a.json"]
+
+
+def test_a_fifo_or_directory_target_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    fifo = tmp_path / "history_fifo.json"
+    os.mkfifo(fifo)
+    directory = tmp_path / "history_dir.json"
+    directory.mkdir()
+    for target in (fifo, directory):
+        with pytest.raises(NotARegularFileError):
+            write_private_atomic(target, b"ours")
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert list(directory.iterdir()) == []
+    assert _entries(tmp_path) == ["history_dir.json", "history_fifo.json"]
+
+
+def test_a_target_swapped_for_a_symlink_before_the_rename_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "history_a.json"
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_bytes(b"theirs")
+    real_fsync = os.fsync
+
+    def swap_then_fsync(fd: int) -> None:
+        real_fsync(fd)
+        if not target.is_symlink():
+            target.symlink_to(elsewhere)  # an attacker's link, planted mid-write
+
+    monkeypatch.setattr(os, "fsync", swap_then_fsync)
+    with pytest.raises(NotARegularFileError):
+        write_private_atomic(target, b"ours")
+    assert target.is_symlink() and elsewhere.read_bytes() == b"theirs"
+    assert temporary_files_for(target) == ()
 
 
 def test_short_writes_are_completed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -347,6 +382,29 @@ def test_tighten_mode_refuses_the_wrong_kind_and_symlinks(tmp_path: Path) -> Non
         tighten_mode(link, directory=False)
     assert error.value.errno == errno.ELOOP
     assert _mode(history) == 0o644  # never changed through the link
+    fifo = tmp_path / "history_fifo.json"
+    os.mkfifo(fifo, 0o644)
+    with pytest.raises(NotARegularFileError, match="FIFO"):
+        tighten_mode(fifo, directory=False)  # opened without blocking, then refused
+    assert _mode(fifo) == 0o644
+
+
+def test_tighten_mode_without_read_permission_changes_the_mode_by_name_not_through_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    history = tmp_path / "history_a.json"
+    history.write_bytes(b"{}")
+    history.chmod(0o266)
+    real_open = os.open
+
+    def unreadable(path: object, flags: int, *args: int) -> int:
+        if path == history:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, flags, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", unreadable)
+    assert tighten_mode(history, directory=False) == 0o200
+    assert _mode(history) == 0o200
 
 
 # --- copies ------------------------------------------------------------------------------------
@@ -384,9 +442,17 @@ def test_a_copy_never_widens_an_existing_destination(tmp_path: Path) -> None:
     assert dst.read_bytes() == b"new"
 
 
+def test_a_copy_from_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "history_fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(NotARegularFileError, match="FIFO"):
+        copy_private(fifo, tmp_path / "history_b.json")
+    assert _entries(tmp_path) == ["history_fifo.json"]
+
+
 def test_a_failed_copy_leaves_no_temporary_file(tmp_path: Path) -> None:
     (tmp_path / "a_directory").mkdir()
-    with pytest.raises(IsADirectoryError):
+    with pytest.raises(NotARegularFileError, match="directory"):
         copy_private(tmp_path / "a_directory", tmp_path / "history_a.json")
     assert _entries(tmp_path) == ["a_directory"]
 

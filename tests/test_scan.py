@@ -13,7 +13,7 @@ from reasoning_replay.operations import dispatch
 from reasoning_replay.redaction import redact
 from reasoning_replay.scan import (
     ScanFinding,
-    files_under,
+    entries_under,
     material_in_text,
     scan_file,
     scan_paths,
@@ -195,7 +195,7 @@ def test_scan_paths_recurses_skips_binary_and_notes_bad_utf8(tree: Path) -> None
 
 def test_scan_file_reports_io_errors(tmp_path: Path) -> None:
     assert scan_file(tmp_path / "missing").error is not None
-    assert list(files_under(tmp_path / "x.log")) == [tmp_path / "x.log"]
+    assert list(entries_under(tmp_path / "x.log")) == [tmp_path / "x.log"]
 
 
 def test_cli_text_output_exit_codes_and_no_values(

@@ -39,6 +39,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
+from .safe_files import NotARegularFileError, open_regular
+
 FILE_MODE: Final = 0o600  # SPEC H4, H5
 DIRECTORY_MODE: Final = 0o700  # SPEC H4, H5
 GROUP_OTHER_BITS: Final = 0o077  # SPEC H4: none of these may be set
@@ -67,10 +69,19 @@ def _rewrite_mode(existing_mode: int | None) -> int:
 
 
 def _existing_mode(path: Path) -> int | None:
+    """The mode of the regular file at ``path``, None when absent; anything else is refused.
+
+    lstat, not stat: a symbolic link is never followed, and never replaced either (a rename over
+    it would drop what the user linked to). Raises :class:`NotARegularFileError` for a link, a
+    FIFO, a device, a socket or a directory: a rename would replace it (SPEC H5).
+    """
     try:
-        return path.stat().st_mode  # follows a symlink: its target's mode is the one to keep
+        mode = path.lstat().st_mode
     except FileNotFoundError:
         return None
+    if not stat.S_ISREG(mode):
+        raise NotARegularFileError(path, mode)
+    return mode
 
 
 def temporary_name(path: Path) -> Path:
@@ -139,6 +150,7 @@ def _replace_atomically(path: Path, mode: int, fill: Callable[[int], None]) -> N
             os.fsync(fd)  # data and mode on storage before the rename makes them visible
         finally:
             os.close(fd)
+        _existing_mode(path)  # checked again just before the rename: still absent or regular
         temporary.replace(path)  # rename(2): atomic within one filesystem
         renamed = True
         _fsync_directory(path.parent)
@@ -154,9 +166,9 @@ def write_private_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` as SPEC H5 says: atomically, privately, durably.
 
     The new file's mode is 0600 when ``path`` does not exist, else the old mode restricted to
-    0600 (0644 becomes 0600, 0400 stays 0400): a rewrite never widens. If ``path`` is a symbolic
-    link, the link itself is replaced by a regular file, with the mode of what it pointed to
-    (restricted the same way).
+    0600 (0644 becomes 0600, 0400 stays 0400): a rewrite never widens. A ``path`` that is a
+    symbolic link (to anything), a FIFO, a device, a socket or a directory is refused with
+    :class:`NotARegularFileError` and left as it is (SPEC H5).
 
     Raises OSError when the filesystem fails; the target then holds its old content and no
     temporary file is left (a failure of the final directory flush happens after the rename,
@@ -172,11 +184,13 @@ def copy_private(src: Path, dst: Path) -> None:
     restricted to its old mode, so the copy is never wider than either: the source 0644 gives
     0600, 0400 gives 0400. It is written atomically like :func:`write_private_atomic`.
 
-    The mode is read from the open source descriptor, so it belongs to the bytes copied.
+    The mode is read from the open source descriptor, so it belongs to the bytes copied. A
+    source that is not a regular file (a FIFO would block) and a ``dst`` that is not absent or a
+    regular file (:func:`write_private_atomic`) raise :class:`NotARegularFileError`.
     Raises OSError when the filesystem fails.
     """
-    source = os.open(src, os.O_RDONLY)
-    try:
+    with open_regular(src) as handle:
+        source = handle.fileno()
         mode = stat.S_IMODE(os.fstat(source).st_mode) & FILE_MODE
         existing = _existing_mode(dst)
         if existing is not None:
@@ -187,8 +201,6 @@ def copy_private(src: Path, dst: Path) -> None:
                 _write_all(fd, chunk)
 
         _replace_atomically(dst, mode, fill)
-    finally:
-        os.close(source)
 
 
 def make_session_directory(path: Path) -> None:
@@ -229,19 +241,57 @@ def tighten_mode(path: Path, *, directory: bool) -> int | None:
     Returns the new permission bits, or None when ``path`` was already private (nothing
     changed). Owner and special bits are kept. ``directory`` says what the caller expects
     ``path`` to be; a mismatch raises NotADirectoryError or IsADirectoryError, so a fixer never
-    changes what it did not mean to. A symbolic link is refused (OSError ELOOP), never followed:
-    a fixer walking a session directory must not change files outside it.
+    changes what it did not mean to; a file that is not a regular file (a FIFO, a device)
+    raises :class:`NotARegularFileError`. A symbolic link is refused (OSError ELOOP), never
+    followed: a fixer walking a session directory must not change files outside it.
+
+    The mode is changed through a descriptor opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked
+    with ``fstat``, so what was checked is what is changed, whatever is renamed meanwhile.
     """
-    mode = path.lstat().st_mode
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, "refusing to follow a symbolic link", str(path)) from None
+        if error.errno != errno.EACCES:
+            raise
+        # No read permission (a non-root owner of a 0200 file): change the mode by name, but
+        # never through a link; where the platform cannot promise that, nothing is changed.
+        return _tighten_by_name(path, directory=directory)
+    try:
+        mode = os.fstat(fd).st_mode
+        tightened = _tightened(path, mode, directory=directory)
+        if tightened is not None:
+            os.fchmod(fd, tightened)
+        return tightened
+    finally:
+        os.close(fd)
+
+
+def _tightened(path: Path, mode: int, *, directory: bool) -> int | None:
+    """The mode :func:`tighten_mode` gives a file of ``mode``, None when nothing changes."""
     if stat.S_ISLNK(mode):
         raise OSError(errno.ELOOP, "refusing to follow a symbolic link", str(path))
     if directory and not stat.S_ISDIR(mode):
         raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path))
     if not directory and stat.S_ISDIR(mode):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    if not directory and not stat.S_ISREG(mode):
+        raise NotARegularFileError(path, mode)
     permissions = stat.S_IMODE(mode)
     if permissions & GROUP_OTHER_BITS == 0:
         return None
-    tightened = permissions & ~GROUP_OTHER_BITS
-    path.chmod(tightened)
+    return permissions & ~GROUP_OTHER_BITS
+
+
+def _tighten_by_name(path: Path, *, directory: bool) -> int | None:
+    tightened = _tightened(path, path.lstat().st_mode, directory=directory)
+    if tightened is not None:
+        try:
+            os.chmod(path, tightened, follow_symlinks=False)  # noqa: PTH101 (Path has no nofollow)
+        except NotImplementedError:
+            raise OSError(
+                errno.EPERM, "cannot change the mode without opening it", str(path)
+            ) from None
     return tightened

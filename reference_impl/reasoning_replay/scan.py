@@ -46,6 +46,7 @@ from typing import Final
 
 from .diagnostics import Code
 from .envelope import SCHEMA_NAME
+from .safe_files import NotARegularFileError, open_regular
 from .telemetry import utf8_bytes
 
 MIN_CIPHERTEXT_CHARS: Final = 16  # SPEC H8
@@ -360,33 +361,64 @@ def _decoded_lines(raw_lines: Iterable[bytes], notes: list[str]) -> Iterator[str
             yield raw.decode("utf-8", errors="replace").removesuffix("\n")
 
 
-def scan_file(path: Path) -> FileScan:
-    """Scan one file line by line (SPEC H8). Never raises for I/O: the error is in the result."""
+def scan_file(path: Path, *, named: bool = True) -> FileScan:
+    """Scan one file line by line (SPEC H8). Never raises for I/O: the error is in the result.
+
+    The file is opened without blocking and refused unless it is a regular file: a FIFO would
+    block the scan forever, a device never ends. A file the user ``named`` that cannot be
+    scanned is an error (the scan fails closed); one met in a directory walk is skipped with
+    its kind, and a symbolic link there that leads nowhere is skipped too.
+    """
     notes: list[str] = []
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             if b"\0" in handle.peek(BINARY_SNIFF_BYTES)[:BINARY_SNIFF_BYTES]:
                 return FileScan(path, skipped="binary file (NUL byte in its first 8 KiB)")
             findings = tuple(scan_lines(_decoded_lines(handle, notes), path))
+    except NotARegularFileError as error:
+        reason = f"{error.strerror}: not scanned"
+        return FileScan(path, error=reason) if named else FileScan(path, skipped=reason)
+    except FileNotFoundError as error:
+        if not named and path.is_symlink():
+            return FileScan(path, skipped="symbolic link to nothing")
+        return FileScan(path, error=error.strerror or str(error))
     except OSError as error:
         return FileScan(path, error=error.strerror or str(error))
     return FileScan(path, findings, tuple(notes))
 
 
-def files_under(path: Path) -> Iterator[Path]:
-    """``path`` itself, or the regular files under a directory, recursively, in sorted order.
+def entries_under(path: Path) -> Iterator[Path | FileScan]:
+    """``path`` itself, or every entry under a directory that is not a directory, recursively,
+    sorted by name, a directory's entries before its subdirectories'.
 
-    Symbolic links to directories are not followed (no loops, no scanning outside the tree).
+    Symbolic links to directories are not followed (no loops, no scanning outside the tree); a
+    directory that cannot be read is a :class:`FileScan` with its error, never left out: a leak
+    scanner that skipped it would report "no finding" about what it never read (SPEC H8).
     """
     if not path.is_dir():
         yield path
         return
-    for root, directories, names in os.walk(path):
-        directories.sort()
-        for name in sorted(names):
-            candidate = Path(root, name)
-            if candidate.is_file():
-                yield candidate
+    stack = [path]
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError as error:
+            yield FileScan(directory, error=f"cannot read directory: {error.strerror or error}")
+            continue
+        subdirectories: list[Path] = []
+        for entry in entries:
+            try:
+                is_directory = entry.is_dir(follow_symlinks=False)
+            except OSError as error:
+                yield FileScan(Path(entry.path), error=error.strerror or str(error))
+                continue
+            if is_directory:
+                subdirectories.append(Path(entry.path))
+            else:
+                yield Path(entry.path)
+        stack.extend(reversed(subdirectories))
 
 
 def scan_paths(paths: Iterable[Path]) -> Iterator[FileScan]:
@@ -395,5 +427,6 @@ def scan_paths(paths: Iterable[Path]) -> Iterator[FileScan]:
         if not path.exists():
             yield FileScan(path, error="no such file or directory")
             continue
-        for file in files_under(path):
-            yield scan_file(file)
+        named = not path.is_dir()
+        for entry in entries_under(path):
+            yield entry if isinstance(entry, FileScan) else scan_file(entry, named=named)

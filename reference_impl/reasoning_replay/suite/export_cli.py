@@ -1,7 +1,8 @@
 """``conformance export``: a history file in, its export (SPEC H6) written privately (SPEC H5).
 
 Exit status: 0 written; 1 the input is not a history (``history_unreadable``,
-``history_malformed``); 2 usage or I/O errors (a missing input, an unwritable output).
+``history_malformed``); 2 usage or I/O errors (a missing input, an unwritable output, an input
+that is not a regular file, an output that is the input or is not absent or a regular file).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from reasoning_replay.diagnostics import Code
 from reasoning_replay.export import RESUMABLE_WARNING, ExportMode, export_history
 from reasoning_replay.history_files import HistoryFileProblem, parse_json_file
 from reasoning_replay.persistence import write_private_atomic
+from reasoning_replay.safe_files import display_path, output_problem, read_regular
 
 from .jsontext import dumps_pretty
 
@@ -27,6 +29,7 @@ def add_export_parser(sub: Any) -> argparse.ArgumentParser:
     """Register the ``export`` subcommand on ``sub`` (an ``add_subparsers`` result)."""
     parser: argparse.ArgumentParser = sub.add_parser(
         "export",
+        allow_abbrev=False,  # a file named like an abbreviated option must not become one
         help="export a history file, resumable or redacted (SPEC H6), written with mode 0600",
         description=(
             "Export a history file (SPEC H6). 'redacted' replaces every replay block by its "
@@ -59,26 +62,34 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _error(err, "--drop-display-reasoning applies to --mode redacted only")
         return EXIT_USAGE
     source: Path = args.input
+    target: Path = args.output
     try:
-        data = source.read_bytes()
+        # Never blocks on a FIFO, refuses what is not a regular file (issue: a named FIFO hung).
+        data, status = read_regular(source)
     except OSError as error:
-        _error(err, f"cannot read {source}: {error.strerror or error}")
+        _error(err, f"cannot read {display_path(source)}: {error.strerror or error}")
+        return EXIT_USAGE
+    # Checked before anything is written: OUT is never IN (through links too), never a link, a
+    # FIFO or a device (SPEC H5); write_private_atomic checks again just before its rename.
+    problem = output_problem(target, (status,))
+    if problem is not None:
+        _error(err, f"refusing to write {display_path(target)}: {problem}")
         return EXIT_USAGE
     value = parse_json_file(data)
     if isinstance(value, HistoryFileProblem):
-        _error(err, f"{source}: {value.code.value}: {value.detail}")
+        _error(err, f"{display_path(source)}: {value.code.value}: {value.detail}")
         return EXIT_NOT_HISTORY
     exported = export_history(value, mode, drop_display_reasoning=args.drop_display_reasoning)
     if isinstance(exported, Code):
-        _error(err, f"{source}: {exported.value}: not a history file (SPEC H1)")
+        _error(err, f"{display_path(source)}: {exported.value}: not a history file (SPEC H1)")
         return EXIT_NOT_HISTORY
-    target: Path = args.output
     try:
         write_private_atomic(target, (dumps_pretty(exported) + "\n").encode("utf-8"))
     except OSError as error:
-        _error(err, f"cannot write {target}: {error.strerror or error}")
+        _error(err, f"cannot write {display_path(target)}: {error.strerror or error}")
         return EXIT_USAGE
     if mode is ExportMode.RESUMABLE:
         print(f"warning: {RESUMABLE_WARNING}", file=err)  # SPEC H6
-    print(f"wrote {target}: {mode.value} export of {len(exported['messages'])} messages", file=out)
+    count = len(exported["messages"])
+    print(f"wrote {display_path(target)}: {mode.value} export of {count} messages", file=out)
     return EXIT_OK

@@ -5,7 +5,13 @@ order, and each report is written as soon as it and every report before it are r
 holds one file's contents per worker. Directories are walked recursively for ``*.json``;
 ``session.json`` is checked for permissions only (SPEC H1). The session directory of a file is
 its parent when that directory holds ``session.json`` or a ``history_*.json`` file; its mode is
-checked once, with the first of its files.
+checked once, with the first of its files, and the provider of each of its history files is read
+from its ``session.json`` where that records one (SPEC H3, D1).
+
+Files are read without blocking and only when regular (a FIFO is ``history_unreadable``, never a
+hang); ``--fix-permissions`` changes modes through descriptors opened without following links,
+and reports a permission finding on a link as not fixed, naming the link (SPEC H4). Paths that
+are not UTF-8 are written with ``\\xNN`` escapes (text, JSON) or percent-encoded bytes (SARIF URIs).
 
 Exit status (SPEC H3): 0 no ``error`` finding (fixed permissions do not count), 1 an ``error``
 finding, 2 a usage error or a path that does not exist.
@@ -14,13 +20,15 @@ finding, 2 a usage error or a path that does not exist.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import errno
 import json
 import os
 import stat
 import sys
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
@@ -29,15 +37,18 @@ from typing import Any, Final, Protocol, TextIO
 from urllib.parse import quote
 
 from reasoning_replay.diagnostics import Code
+from reasoning_replay.persistence import tighten_mode
 from reasoning_replay.resources import data_path
+from reasoning_replay.safe_files import display_path, open_regular, output_problem
 from reasoning_replay.validation import (
-    GROUP_OTHER_BITS,
     SESSION_FILE_NAME,
     BlockCounts,
     FileReport,
     Finding,
     Severity,
     is_session_file,
+    provider_of_file,
+    session_providers,
     validate_history,
 )
 
@@ -54,6 +65,8 @@ _CHUNK_BYTES: Final = 8 * 1024 * 1024  # ... or about this many bytes
 _REPLAY_CHANNEL: Final = "openai-reasoning-encrypted"
 _CACHE_STATE_CHANNEL: Final = "fast-agent-responses-cache-state"
 _PERMISSION_CODES: Final = frozenset((Code.FILE_MODE_TOO_OPEN, Code.DIRECTORY_MODE_TOO_OPEN))
+PERMISSION_POLICIES: Final = ("error", "warning", "ignore")
+SESSION_FILE_MAX_BYTES: Final = 16 * 1024 * 1024  # session.json is metadata: kilobytes
 
 
 class ValidateUsageError(Exception):
@@ -64,6 +77,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     """Register ``validate`` on the ``conformance`` subcommand parsers."""
     p: argparse.ArgumentParser = sub.add_parser(
         "validate",
+        allow_abbrev=False,  # a file named like an abbreviated option must not become one
         help="validate stored history files and session directories (SPEC H1-H4)",
         description="Validate stored history files: replay blocks, cache-state records, "
         "duplicates and permissions (SPEC §10.2). Exit 0 without error findings, 1 with, "
@@ -76,13 +90,20 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--fix-permissions",
         action="store_true",
-        help="remove group and other permission bits from files and session directories",
+        help="remove group and other permission bits from files and session directories "
+        "(never through a symbolic link)",
+    )
+    p.add_argument(
+        "--permissions",
+        choices=PERMISSION_POLICIES,
+        default="error",
+        help="permission findings (SPEC H4) are errors (default), warnings, or not reported",
     )
     p.add_argument(
         "--provider",
         default="openai",
         metavar="NAME",
-        help="provider of messages that record none (SPEC D1; default openai)",
+        help="provider of files whose session.json records none (SPEC D1; default openai)",
     )
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     return p
@@ -100,6 +121,7 @@ class Target:
     directory: str | None = None  # the session directory checked with this file, if any
     directory_mode: int | None = None
     listing_error: str | None = None  # a directory that could not be listed
+    provider: str | None = None  # recorded in the session directory's session.json (SPEC D1)
 
 
 def _is_session_dir(names: Iterable[str]) -> bool:
@@ -114,6 +136,7 @@ class _Walk:
 
     def __init__(self) -> None:
         self._session: dict[str, bool] = {}
+        self._providers: dict[str, Mapping[str, str]] = {}
         self._checked: set[str] = set()
 
     def _target(self, path: str, size: int, parent: str, names: Iterable[str] | None) -> Target:
@@ -123,15 +146,19 @@ class _Walk:
                     names = [child.name for child in Path(parent).iterdir()]
                 except OSError:
                     names = ()
+            names = list(names)
             self._session[parent] = _is_session_dir(names)
+            if SESSION_FILE_NAME in names:
+                self._providers[parent] = _read_session_providers(parent)
+        provider = provider_of_file(Path(path).name, self._providers.get(parent, {}))
         if not self._session[parent] or parent in self._checked:
-            return Target(path, size)
+            return Target(path, size, provider=provider)
         self._checked.add(parent)
         try:
             mode: int | None = stat.S_IMODE(Path(parent).stat().st_mode)
         except OSError:
             mode = None
-        return Target(path, size, parent, mode)
+        return Target(path, size, parent, mode, provider=provider)
 
     def targets(self, paths: Sequence[str]) -> Iterator[Target]:
         for path in paths:
@@ -160,11 +187,27 @@ class _Walk:
                 try:
                     if entry.is_dir(follow_symlinks=False):
                         subdirs.append(entry.path)
-                    elif entry.name.endswith(".json") and entry.is_file():
-                        yield self._target(entry.path, entry.stat().st_size, directory, names)
+                    elif entry.name.endswith(".json"):
+                        # A FIFO, a device or a link to one is a target too: reading it is
+                        # refused without blocking and reported (history_unreadable).
+                        size = entry.stat(follow_symlinks=False).st_size
+                        yield self._target(entry.path, size, directory, names)
                 except OSError:
                     yield Target(entry.path, 0)
             stack.extend(reversed(subdirs))
+
+
+def _read_session_providers(directory: str) -> Mapping[str, str]:
+    """The providers a session directory's ``session.json`` records, by history file name; an
+    empty mapping when it cannot be read or says nothing usable (then ``--provider`` applies)."""
+    try:
+        with open_regular(Path(directory, SESSION_FILE_NAME)) as handle:
+            data = handle.read(SESSION_FILE_MAX_BYTES + 1)
+        if len(data) > SESSION_FILE_MAX_BYTES:
+            return {}
+        return session_providers(json.loads(data))
+    except (OSError, ValueError, RecursionError):
+        return {}
 
 
 # --- validation of one file (runs in workers) ------------------------------------------------
@@ -177,6 +220,7 @@ class FileResult:
     target: Target
     report: FileReport
     file_mode: int | None
+    provider: str | None = None  # the provider the dedupe identities used (SPEC D1)
 
 
 def _unreadable(target: Target, detail: str) -> FileResult:
@@ -194,19 +238,21 @@ def validate_target(target: Target, provider: str) -> FileResult:
             file_mode = stat.S_IMODE(Path(target.path).stat().st_mode)
             data = b""
         else:
-            with Path(target.path).open("rb") as handle:
+            # Without blocking, and only a regular file: a FIFO must not hang the run (H3).
+            with open_regular(target.path) as handle:
                 file_mode = stat.S_IMODE(os.fstat(handle.fileno()).st_mode)
                 data = handle.read()
     except OSError as error:
         return _unreadable(target, f"cannot read: {error.strerror or error}")
+    used = provider if target.provider is None else target.provider
     report = validate_history(
         data,
-        provider=provider,
+        provider=used,
         file_mode=file_mode,
         directory_mode=target.directory_mode,
         file_name=target.path,
     )
-    return FileResult(target, report, file_mode)
+    return FileResult(target, report, file_mode, None if session_only else used)
 
 
 def _validate_chunk(chunk: Sequence[Target], provider: str) -> list[FileResult]:
@@ -259,20 +305,22 @@ class Fix:
     error: str | None = None
 
 
-def tighten(path: str) -> Fix | None:
-    """SPEC H4: remove group and other bits, never add one; ``None`` when nothing to remove."""
+def tighten(path: str, *, directory: bool = False) -> Fix | None:
+    """SPEC H4: remove group and other bits, never add one; ``None`` when nothing to remove.
+
+    Never through a symbolic link: a link is a :class:`Fix` whose error names it, and nothing
+    is changed, here or where it points (:func:`reasoning_replay.persistence.tighten_mode`).
+    """
     try:
-        old = stat.S_IMODE(Path(path).stat().st_mode)
+        old = stat.S_IMODE(Path(path).lstat().st_mode)
+        new = tighten_mode(Path(path), directory=directory)
     except OSError as error:
-        return Fix(path, 0, 0, error.strerror or str(error))
-    new = old & ~GROUP_OTHER_BITS
-    if new == old:
-        return None
-    try:
-        Path(path).chmod(new)
-    except OSError as error:
-        return Fix(path, old, old, error.strerror or str(error))
-    return Fix(path, old, new)
+        if error.errno == errno.ELOOP:  # SPEC H4: a fixer never changes a mode through a link
+            reason = f"{display_path(path)} is a symbolic link, not followed; nothing was changed"
+        else:
+            reason = error.strerror or str(error)
+        return Fix(path, 0, 0, reason)
+    return None if new is None else Fix(path, old, new)
 
 
 def _fixes(result: FileResult) -> dict[Code, Fix]:
@@ -283,10 +331,38 @@ def _fixes(result: FileResult) -> dict[Code, Fix]:
         if fix is not None:
             fixes[Code.FILE_MODE_TOO_OPEN] = fix
     if Code.DIRECTORY_MODE_TOO_OPEN in codes and result.target.directory is not None:
-        fix = tighten(result.target.directory)
+        fix = tighten(result.target.directory, directory=True)
         if fix is not None:
             fixes[Code.DIRECTORY_MODE_TOO_OPEN] = fix
     return fixes
+
+
+def apply_permission_policy(result: FileResult, policy: str) -> FileResult:
+    """``--permissions``: keep permission findings as errors, lower them to warnings, or drop
+    them (SPEC H3); every other finding is unchanged."""
+    if policy == "error":
+        return result
+    findings: list[Finding] = []
+    for finding in result.report.findings:
+        if finding.code not in _PERMISSION_CODES:
+            findings.append(finding)
+        elif policy == "warning":
+            findings.append(dataclasses.replace(finding, level=Severity.WARNING))
+    report = dataclasses.replace(result.report, findings=tuple(findings))
+    return dataclasses.replace(result, report=report)
+
+
+def located_findings(result: FileResult) -> list[tuple[str, Finding]]:
+    """Each finding with the path it is about (SPEC H3): the session directory for its mode,
+    the file otherwise."""
+    target = result.target
+    located: list[tuple[str, Finding]] = []
+    for finding in result.report.findings:
+        about_directory = finding.code is Code.DIRECTORY_MODE_TOO_OPEN
+        located.append(
+            (target.directory if about_directory and target.directory else target.path, finding)
+        )
+    return located
 
 
 def _is_fixed(finding: Finding, fixes: dict[Code, Fix]) -> bool:
@@ -315,7 +391,8 @@ def finding_message(finding: Finding, target: Target, fix: Fix | None) -> str:
     """A sentence for people: the registry's meaning, the detail, and a fix if one was made."""
     parts = [_meaning(finding.code)]
     if finding.code is Code.DIRECTORY_MODE_TOO_OPEN and target.directory_mode is not None:
-        parts.append(f"Directory {target.directory}, mode {target.directory_mode:04o}.")
+        directory = display_path(target.directory or "")
+        parts.append(f"Directory {directory}, mode {target.directory_mode:04o}.")
     elif finding.detail:
         parts.append(finding.detail[0].upper() + finding.detail[1:] + ".")
     if fix is not None:
@@ -363,7 +440,7 @@ class Totals:
         for name, count in report.counts.to_json().items():
             self.blocks[name] += count
         severities = set()
-        for finding in report.findings:
+        for _, finding in located_findings(result):
             severities.add(finding.severity)
             self.findings[finding.severity] += 1
             if _is_fixed(finding, fixes):
@@ -422,6 +499,7 @@ class TextWriter:
 
     def file(self, result: FileResult, fixes: dict[Code, Fix]) -> None:
         report, path = result.report, result.target.path
+        located = located_findings(result)
         counts = report.counts
         replay = "replays as stored" if report.replays_as_stored else "does not replay as stored"
         if is_session_file(path):
@@ -433,10 +511,10 @@ class TextWriter:
                 f"resumable {counts.resumable}, legacy {counts.legacy}, redacted "
                 f"{counts.redacted}, malformed {counts.malformed}; {replay}"
             )
-        severities = {f.severity for f in report.findings}
+        severities = {f.severity for _, f in located}
         status = next((_STATUS[s] for s in Severity if s in severities), "ok")
-        self._out.write(f"{status:<5} {path}  ({about})\n")
-        for finding in report.findings:
+        self._out.write(f"{status:<5} {display_path(path)}  ({about})\n")
+        for _, finding in located:
             fix = fixes.get(finding.code)
             where = _location_text(finding)
             line = f"  {finding.severity.value:<8} {finding.code.value:<30}"
@@ -489,10 +567,11 @@ class JsonLinesWriter:
         self._out.write(json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n")
 
     def file(self, result: FileResult, fixes: dict[Code, Fix]) -> None:
-        path = result.target.path
-        for finding in result.report.findings:
+        path = display_path(result.target.path)
+        for about, finding in located_findings(result):
             fix = fixes.get(finding.code)
-            line: dict[str, Any] = {"type": "finding", "path": path, **finding.to_json()}
+            line: dict[str, Any] = {"type": "finding", "path": display_path(about)}
+            line.update(finding.to_json())
             line["message"] = finding_message(finding, result.target, fix)
             if finding.code in _PERMISSION_CODES:
                 line["fixed"] = _is_fixed(finding, fixes)
@@ -504,8 +583,9 @@ class JsonLinesWriter:
                 "path": path,
                 "counts": report.counts.to_json(),
                 "replays_as_stored": report.replays_as_stored,
-                "findings": len(report.findings),
+                "findings": len(located_findings(result)),
             }
+            | ({} if result.provider is None else {"provider": result.provider})
         )
 
     def finish(self, totals: Totals) -> None:
@@ -520,12 +600,19 @@ def _camel(code: str) -> str:
     return "".join(part.capitalize() for part in code.split("_"))
 
 
+def _uri_path(path: str) -> str:
+    """A path's raw bytes, percent-encoded as RFC 3986 asks: file names are bytes on POSIX and
+    need not be UTF-8, and a SARIF URI carries them faithfully that way (SARIF 2.1.0 §3.10)."""
+    return quote(os.fsencode(path))
+
+
 def artifact_location(path: str) -> dict[str, str]:
     """A SARIF artifactLocation: relative paths against ``%SRCROOT%`` (the working directory)."""
     if Path(path).is_absolute():
-        return {"uri": Path(path).as_uri()}
+        return {"uri": "file://" + _uri_path(Path(path).as_posix())}
     posix = Path(path).as_posix()
-    return {"uri": quote(posix[2:] if posix.startswith("./") else posix), "uriBaseId": "SRCROOT"}
+    relative = posix[2:] if posix.startswith("./") else posix
+    return {"uri": _uri_path(relative), "uriBaseId": "SRCROOT"}
 
 
 class SarifWriter:
@@ -538,11 +625,11 @@ class SarifWriter:
         self._codes: list[Code] = []
 
     def file(self, result: FileResult, fixes: dict[Code, Fix]) -> None:
-        for finding in result.report.findings:
+        for about, finding in located_findings(result):
             if finding.code not in self._codes:
                 self._codes.append(finding.code)
             location: dict[str, Any] = {
-                "physicalLocation": {"artifactLocation": artifact_location(result.target.path)}
+                "physicalLocation": {"artifactLocation": artifact_location(about)}
             }
             logical = logical_location(finding)
             if logical is not None:
@@ -596,7 +683,9 @@ class SarifWriter:
                             "rules": rules,
                         }
                     },
-                    "originalUriBaseIds": {"SRCROOT": {"uri": Path.cwd().as_uri() + "/"}},
+                    "originalUriBaseIds": {
+                        "SRCROOT": {"uri": "file://" + _uri_path(Path.cwd().as_posix()) + "/"}
+                    },
                     "invocations": [{"executionSuccessful": True, "exitCode": totals.exit_status}],
                     "results": self._results,
                 }
@@ -663,6 +752,7 @@ def run_validate(
     provider: str = "openai",
     jobs: int = 1,
     fix_permissions: bool = False,
+    permissions: str = "error",
     progress_stream: TextIO | None = None,
     out_is_tty: bool = False,
 ) -> Totals:
@@ -676,7 +766,8 @@ def run_validate(
             bar = FileProgress(progress_stream, len(listed), sum(t.size for t in listed))
     totals = Totals()
     try:
-        for result in validate_all(targets, provider, jobs):
+        for found in validate_all(targets, provider, jobs):
+            result = apply_permission_policy(found, permissions)
             fixes = _fixes(result) if fix_permissions else {}
             totals.add(result, fixes)
             if bar is not None and out_is_tty:
@@ -706,11 +797,10 @@ def _validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
         raise ValidateUsageError(f"no such file or directory: {', '.join(missing)}")
     if args.jobs < 1:
         raise ValidateUsageError("--jobs must be at least 1")
+    if args.fix_permissions and args.permissions == "ignore":
+        raise ValidateUsageError("--fix-permissions has nothing to fix with --permissions ignore")
     show_progress = not args.no_progress and err.isatty()
-    try:
-        target = out if args.output is None else args.output.open("w", encoding="utf-8")
-    except OSError as error:
-        raise ValidateUsageError(f"cannot write {args.output}: {error.strerror}") from error
+    target = out if args.output is None else _open_report(args.output, args.paths)
     try:
         totals = run_validate(
             args.paths,
@@ -718,6 +808,7 @@ def _validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
             provider=args.provider,
             jobs=args.jobs,
             fix_permissions=args.fix_permissions,
+            permissions=args.permissions,
             progress_stream=err if show_progress else None,
             out_is_tty=target.isatty(),
         )
@@ -725,6 +816,32 @@ def _validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
         if target is not out:
             target.close()
     return totals.exit_status
+
+
+def _open_report(path: Path, inputs: Sequence[str]) -> TextIO:
+    """Open ``--output`` for the report, refusing to harm a file: never one of the files named
+    for validation (a file named ``--output=X.json`` must not turn a hook against ``X.json``),
+    never through a link, never a FIFO or a device (issue 12)."""
+    statuses = []
+    for name in inputs:
+        try:
+            statuses.append(Path(name).stat())
+        except OSError:
+            continue
+    problem = output_problem(path, tuple(statuses))
+    if problem is not None:
+        raise ValidateUsageError(f"refusing to write {display_path(path)}: {problem}")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, 0o666)  # the report holds no replay material: the umask's mode
+    except OSError as error:
+        raise ValidateUsageError(f"cannot write {display_path(path)}: {error.strerror}") from error
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):  # swapped since the check: leave it as it is
+        os.close(fd)
+        raise ValidateUsageError(f"refusing to write {display_path(path)}: not a regular file")
+    os.ftruncate(fd, 0)
+    return open(fd, "w", encoding="utf-8", closefd=True)  # noqa: PTH123 (a descriptor)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

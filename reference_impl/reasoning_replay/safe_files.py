@@ -1,0 +1,97 @@
+"""Opening the files a command line names without harm: no hang, no write through a link.
+
+The history tools read and write paths that users, scripts and pre-commit hooks give them, and
+a path may name a FIFO (reading blocks until a writer comes), a device, a socket, or a symbolic
+link to any of these. This module is the I/O edge that tells them apart: files are opened
+without blocking (``O_NONBLOCK``) and looked at through the open descriptor (``fstat``), so what
+is checked is what is read; outputs are looked at with ``lstat``, so a link is seen as a link.
+
+Every function raises :class:`OSError` (or a subclass) when the operating system fails.
+POSIX only, like :mod:`reasoning_replay.persistence`.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import stat
+from pathlib import Path
+from typing import Final
+
+_READ_FLAGS: Final = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_KINDS: Final = (
+    (stat.S_ISREG, "a regular file"),
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def kind_of(mode: int) -> str:
+    """What a ``st_mode`` is, for people: ``"a FIFO"``, ``"a symbolic link"``, ..."""
+    return next((name for test, name in _KINDS if test(mode)), "a special file")
+
+
+class NotARegularFileError(OSError):
+    """A path names something other than a regular file where only one will do."""
+
+    def __init__(self, path: Path | str, mode: int) -> None:
+        super().__init__(errno.EINVAL, f"not a regular file ({kind_of(mode)})", os.fspath(path))
+        self.mode = mode
+
+
+def open_regular(path: Path | str) -> io.BufferedReader:
+    """Open ``path`` for reading, following links, and refuse what is not a regular file.
+
+    ``O_NONBLOCK`` keeps a FIFO without a writer from blocking the open; the kind is taken
+    from the open descriptor, so no swap between a check and the open can fool it. For regular
+    files ``O_NONBLOCK`` changes nothing. Raises :class:`NotARegularFileError` for a FIFO, a
+    device, a socket or a directory, and OSError when the file cannot be opened.
+    """
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotARegularFileError(path, mode)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: Path | str) -> tuple[bytes, os.stat_result]:
+    """The bytes of a regular file (:func:`open_regular`) and its status, from one descriptor."""
+    with open_regular(path) as handle:
+        status = os.fstat(handle.fileno())
+        return handle.read(), status
+
+
+def output_problem(path: Path, inputs: tuple[os.stat_result, ...] = ()) -> str | None:
+    """Why ``path`` must not be written as an output, or None when it may be.
+
+    An output may be absent or an existing regular file that is none of ``inputs`` (compared
+    by device and inode, so a hard link or a link to an input is caught). Anything else (a
+    symbolic link to anything, a FIFO, a device, a socket, a directory) is refused: writing
+    would replace it, or block, or write through the link to a file the user did not name.
+    """
+    try:
+        status = path.lstat()
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(status.st_mode):
+        return f"it is {kind_of(status.st_mode)}, not a regular file"
+    if any((status.st_dev, status.st_ino) == (s.st_dev, s.st_ino) for s in inputs):
+        return "it is the input file"
+    return None
+
+
+def display_path(path: Path | str) -> str:
+    """A path as text that any output can carry: bytes that are not UTF-8 (file names are
+    bytes on POSIX) are written as ``\\xNN`` escapes, everything else unchanged."""
+    raw = os.fsencode(path)
+    return raw.decode("utf-8", errors="backslashreplace")
