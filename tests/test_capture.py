@@ -200,7 +200,8 @@ def test_missing_empty_or_non_string_encrypted_content_is_rejected(ciphertext: A
 
 
 @pytest.mark.parametrize(
-    "summary", [..., None, "a summary", {"type": "summary_text", "text": "x"}],
+    "summary",
+    [..., None, "a summary", {"type": "summary_text", "text": "x"}],
     ids=["missing", "null", "string", "object"],
 )
 def test_missing_or_non_array_summary_is_rejected(summary: Any) -> None:
@@ -303,8 +304,14 @@ def test_capture_from_output_item_added_is_not_completed() -> None:
 
 @pytest.mark.parametrize(
     "source",
-    ["response.created", "response.output_item.delta", "response.in_progress", "", "COMPLETED",
-     "response.completed "],
+    [
+        "response.created",
+        "response.output_item.delta",
+        "response.in_progress",
+        "",
+        "COMPLETED",
+        "response.completed ",
+    ],
 )
 def test_capture_from_an_unknown_source_is_refused(source: str) -> None:
     actual = capture(sdk_item(), source=source)
@@ -341,15 +348,27 @@ def test_non_reasoning_output_item_is_refused(output_item: Any) -> None:
     [
         ("response.bogus", {"type": "message"}, Code.CAPTURE_SOURCE_UNKNOWN),
         ("response.output_item.added", {"type": "message"}, Code.CAPTURE_NOT_COMPLETED),
-        ("response.completed", {"type": "message", "status": "in_progress"},
-         Code.CAPTURE_NOT_REASONING),
+        (
+            "response.completed",
+            {"type": "message", "status": "in_progress"},
+            Code.CAPTURE_NOT_REASONING,
+        ),
         ("response.completed", sdk_item(status="in_progress", id=""), Code.CAPTURE_NOT_COMPLETED),
-        ("response.completed", sdk_item(id=..., summary=None, encrypted_content=""),
-         Code.ITEM_ID_INVALID),
-        ("response.completed", sdk_item(summary=None, encrypted_content=""),
-         Code.ITEM_SUMMARY_INVALID),
-        ("response.completed", sdk_item(encrypted_content=..., content="bad"),
-         Code.ITEM_CIPHERTEXT_INVALID),
+        (
+            "response.completed",
+            sdk_item(id=..., summary=None, encrypted_content=""),
+            Code.ITEM_ID_INVALID,
+        ),
+        (
+            "response.completed",
+            sdk_item(summary=None, encrypted_content=""),
+            Code.ITEM_SUMMARY_INVALID,
+        ),
+        (
+            "response.completed",
+            sdk_item(encrypted_content=..., content="bad"),
+            Code.ITEM_CIPHERTEXT_INVALID,
+        ),
     ],
 )
 def test_capture_checks_apply_in_the_order_of_c2(
@@ -521,10 +540,14 @@ def test_writer_output_for_a_hand_built_item_equals_the_golden_text() -> None:
     ("item", "expected"),
     [
         (ReasoningReplayItem(id="", summary=(), encrypted_content="c"), Code.ITEM_ID_INVALID),
-        (ReasoningReplayItem(id="rs_1", summary=(), encrypted_content=""),
-         Code.ITEM_CIPHERTEXT_INVALID),
-        (ReasoningReplayItem(id="rs_1", summary=(), encrypted_content="c", content=()),
-         Code.ITEM_CONTENT_INVALID),
+        (
+            ReasoningReplayItem(id="rs_1", summary=(), encrypted_content=""),
+            Code.ITEM_CIPHERTEXT_INVALID,
+        ),
+        (
+            ReasoningReplayItem(id="rs_1", summary=(), encrypted_content="c", content=()),
+            Code.ITEM_CONTENT_INVALID,
+        ),
     ],
     ids=["empty-id", "empty-ciphertext", "empty-content"],
 )

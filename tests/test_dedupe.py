@@ -41,8 +41,11 @@ def block(replay_item: ReasoningReplayItem) -> dict[str, str]:
     return {"type": "text", "text": serialize_reasoning_replay_envelope(replay_item)}
 
 
-def assistant(*items: ReasoningReplayItem, provider: str | None = None,
-              own: list[dict[str, Any]] | None = None) -> HistoryMessage:
+def assistant(
+    *items: ReasoningReplayItem,
+    provider: str | None = None,
+    own: list[dict[str, Any]] | None = None,
+) -> HistoryMessage:
     return HistoryMessage(
         role="assistant",
         provider=provider,
@@ -98,18 +101,31 @@ def keys(*triples: tuple[str, str, str]) -> list[DedupeIdentity]:
         ([("p", "a", "1"), ("p", "a", "2")], [KEEP, CONFLICT]),
         ([("p", "a", "1"), ("p", "b", "1")], [KEEP, KEEP]),
         ([("p", "a", "1"), ("q", "a", "1")], [KEEP, KEEP]),
-        ([("p", "a", "1"), ("p", "a", "2"), ("p", "a", "2"), ("p", "a", "1")],
-         [KEEP, CONFLICT, DROP, DROP]),
+        (
+            [("p", "a", "1"), ("p", "a", "2"), ("p", "a", "2"), ("p", "a", "1")],
+            [KEEP, CONFLICT, DROP, DROP],
+        ),
         ([("p", "a", "1"), ("p", "a", "2"), ("p", "a", "3")], [KEEP, CONFLICT, CONFLICT]),
-        ([("p", "a", "1"), ("q", "a", "2"), ("p", "a", "1"), ("q", "a", "2")],
-         [KEEP, KEEP, DROP, DROP]),
+        (
+            [("p", "a", "1"), ("q", "a", "2"), ("p", "a", "1"), ("q", "a", "2")],
+            [KEEP, KEEP, DROP, DROP],
+        ),
         ([], []),
     ],
-    ids=["exact", "conflict", "same-ciphertext-new-id", "other-provider", "mixed",
-         "two-conflicts", "providers-interleaved", "empty"],
+    ids=[
+        "exact",
+        "conflict",
+        "same-ciphertext-new-id",
+        "other-provider",
+        "mixed",
+        "two-conflicts",
+        "providers-interleaved",
+        "empty",
+    ],
 )
-def test_decisions_follow_d2_to_d5(triples: list[tuple[str, str, str]],
-                                   expected: list[DedupeDecision]) -> None:
+def test_decisions_follow_d2_to_d5(
+    triples: list[tuple[str, str, str]], expected: list[DedupeDecision]
+) -> None:
     actual = decide(keys(*triples))
 
     assert actual == expected
@@ -284,13 +300,22 @@ def history_to_json(history: list[HistoryMessage]) -> str:
 def resume_fixture() -> list[HistoryMessage]:
     return [
         HistoryMessage(role="user", items=[{"type": "message", "role": "user", "content": "q"}]),
-        assistant(item("rs_1", "c1", ("é",)), item("rs_2", "c2"), provider="openai",
-                  own=[{"type": "message", "role": "assistant", "id": "m1", "content": []}]),
-        assistant(item("rs_1", "c1"), item("rs_1", "c9"), item("rs_3", "c2"),
-                  own=[{"type": "message", "role": "assistant", "id": "m1", "content": []}]),
+        assistant(
+            item("rs_1", "c1", ("é",)),
+            item("rs_2", "c2"),
+            provider="openai",
+            own=[{"type": "message", "role": "assistant", "id": "m1", "content": []}],
+        ),
+        assistant(
+            item("rs_1", "c1"),
+            item("rs_1", "c9"),
+            item("rs_3", "c2"),
+            own=[{"type": "message", "role": "assistant", "id": "m1", "content": []}],
+        ),
         assistant(item("rs_1", "c1"), provider="xai"),
-        HistoryMessage(role="assistant",
-                       channels={REPLAY_CHANNEL: [{"type": "text", "text": "{"}]}),
+        HistoryMessage(
+            role="assistant", channels={REPLAY_CHANNEL: [{"type": "text", "text": "{"}]}
+        ),
     ]
 
 
@@ -334,12 +359,18 @@ def xai_history() -> list[HistoryMessage]:
             item("rs_1", "c1"),
             own=[
                 {"type": "message", "role": "assistant", "id": "msg_dup", "content": []},
-                {"type": "function_call", "id": "fc_1", "call_id": "c", "name": "f",
-                 "arguments": "{}"},
+                {
+                    "type": "function_call",
+                    "id": "fc_1",
+                    "call_id": "c",
+                    "name": "f",
+                    "arguments": "{}",
+                },
             ],
         ),
         assistant(
-            item("rs_1", "c1"), item("rs_2", "c2"),
+            item("rs_1", "c1"),
+            item("rs_2", "c2"),
             own=[{"type": "message", "role": "assistant", "id": "msg_dup", "content": []}],
         ),
     ]
@@ -348,8 +379,9 @@ def xai_history() -> list[HistoryMessage]:
 def test_xai_target_strips_id_from_own_assistant_message_items() -> None:
     actual = build_replay_input(xai_history(), ReplayTarget(provider="xai"))
 
-    assistant_messages = [i for i in actual.input
-                          if i["type"] == "message" and i["role"] == "assistant"]
+    assistant_messages = [
+        i for i in actual.input if i["type"] == "message" and i["role"] == "assistant"
+    ]
     assert len(assistant_messages) == 2
     assert all("id" not in m for m in assistant_messages)
 

@@ -137,8 +137,16 @@ def test_empty_summary_and_empty_part_text_are_resumable() -> None:
         json.dumps(envelope_value()),
         text_of({"item": item_value(), "version": 1, "schema": SCHEMA}),
         text_of(envelope_value(dict(reversed(list(item_value().items()))))),
-        text_of(envelope_value(item_value(summary=[{"text": "s1", "type": "summary_text"},
-                                                   {"text": "s2", "type": "summary_text"}]))),
+        text_of(
+            envelope_value(
+                item_value(
+                    summary=[
+                        {"text": "s1", "type": "summary_text"},
+                        {"text": "s2", "type": "summary_text"},
+                    ]
+                )
+            )
+        ),
         VALID_TEXT.replace('"rs_1"', '"\\u0072s_1"'),
         VALID_TEXT.replace('"rs_1"', '"rs\\u005f1"'),
         VALID_TEXT.replace('"ciphertext"', '"cipher\\u0074ext"'),
@@ -148,9 +156,19 @@ def test_empty_summary_and_empty_part_text_are_resumable() -> None:
         json.dumps(envelope_value(), ensure_ascii=True),
     ],
     ids=[
-        "surrounding-whitespace", "indented", "spaced", "reordered-envelope", "reordered-item",
-        "reordered-parts", "escaped-id", "escaped-id-2", "escaped-ciphertext", "escaped-type",
-        "escaped-member-name", "escaped-item-name", "ensure-ascii",
+        "surrounding-whitespace",
+        "indented",
+        "spaced",
+        "reordered-envelope",
+        "reordered-item",
+        "reordered-parts",
+        "escaped-id",
+        "escaped-id-2",
+        "escaped-ciphertext",
+        "escaped-type",
+        "escaped-member-name",
+        "escaped-item-name",
+        "ensure-ascii",
     ],
 )
 def test_equal_value_written_differently_is_resumable_with_the_same_item(text: str) -> None:
@@ -211,10 +229,20 @@ def test_v0_10_4_minimal_record_is_not_resumable(record: dict[str, Any]) -> None
 @pytest.mark.parametrize(
     "record",
     [
-        {"id": "rs_1", "type": "reasoning", "summary": [{"type": "summary_text", "text": "A"}],
-         "content": [], "encrypted_content": "gAAAA"},
-        {"id": "rs_1", "type": "reasoning", "summary": [], "content": None,
-         "encrypted_content": "gAAAA"},
+        {
+            "id": "rs_1",
+            "type": "reasoning",
+            "summary": [{"type": "summary_text", "text": "A"}],
+            "content": [],
+            "encrypted_content": "gAAAA",
+        },
+        {
+            "id": "rs_1",
+            "type": "reasoning",
+            "summary": [],
+            "content": None,
+            "encrypted_content": "gAAAA",
+        },
         {"type": "reasoning", "id": "rs_1", "encrypted_content": "gAAAA", "status": "completed"},
         {"type": "reasoning", "encrypted_content": "gAAAA", "new_sdk_field": 7},
         {"encrypted_content": "gAAAA", "item": {}},
@@ -252,9 +280,18 @@ def test_version_that_is_not_a_number_is_invalid(version: str) -> None:
     assert code_of(text) is Code.ENVELOPE_VERSION_INVALID
 
 
-@pytest.mark.parametrize("schema", ["fast-agent.openai-responses.reasoning-replay.v2", "",
-                                    "FAST-AGENT.OPENAI-RESPONSES.REASONING-REPLAY", 1, None,
-                                    [SCHEMA], " " + SCHEMA])
+@pytest.mark.parametrize(
+    "schema",
+    [
+        "fast-agent.openai-responses.reasoning-replay.v2",
+        "",
+        "FAST-AGENT.OPENAI-RESPONSES.REASONING-REPLAY",
+        1,
+        None,
+        [SCHEMA],
+        " " + SCHEMA,
+    ],
+)
 def test_unknown_schema_name_is_refused(schema: Any) -> None:
     assert code_of(text_of(envelope_value(schema=schema))) is Code.ENVELOPE_SCHEMA_UNKNOWN
 
@@ -266,8 +303,9 @@ def test_missing_envelope_member_is_reported(missing: str) -> None:
     assert code_of(text) is Code.ENVELOPE_MEMBER_MISSING
 
 
-@pytest.mark.parametrize("extra", [{"status": "completed"}, {"provider": "openai"},
-                                   {"Schema": SCHEMA}, {"": 0}])
+@pytest.mark.parametrize(
+    "extra", [{"status": "completed"}, {"provider": "openai"}, {"Schema": SCHEMA}, {"": 0}]
+)
 def test_unknown_envelope_member_is_refused(extra: dict[str, Any]) -> None:
     assert code_of(text_of(envelope_value(**extra))) is Code.ENVELOPE_MEMBER_UNKNOWN
 
@@ -301,8 +339,10 @@ def test_unknown_item_member_is_refused(extra: dict[str, Any]) -> None:
         ({"summary": {"type": "summary_text", "text": "x"}}, Code.ITEM_SUMMARY_INVALID),
         ({"summary": [{"type": "summary_text"}]}, Code.ITEM_SUMMARY_INVALID),
         ({"summary": [{"type": "reasoning_text", "text": "x"}]}, Code.ITEM_SUMMARY_INVALID),
-        ({"summary": [{"type": "summary_text", "text": "x", "annotations": []}]},
-         Code.ITEM_SUMMARY_INVALID),
+        (
+            {"summary": [{"type": "summary_text", "text": "x", "annotations": []}]},
+            Code.ITEM_SUMMARY_INVALID,
+        ),
         ({"summary": [{"type": "summary_text", "text": None}]}, Code.ITEM_SUMMARY_INVALID),
         ({"summary": ["x"]}, Code.ITEM_SUMMARY_INVALID),
         ({"encrypted_content": ...}, Code.ITEM_CIPHERTEXT_INVALID),
@@ -312,8 +352,10 @@ def test_unknown_item_member_is_refused(extra: dict[str, Any]) -> None:
         ({"content": []}, Code.ITEM_CONTENT_INVALID),
         ({"content": "x"}, Code.ITEM_CONTENT_INVALID),
         ({"content": [{"type": "summary_text", "text": "x"}]}, Code.ITEM_CONTENT_INVALID),
-        ({"content": [{"type": "reasoning_text", "text": "x", "extra": 1}]},
-         Code.ITEM_CONTENT_INVALID),
+        (
+            {"content": [{"type": "reasoning_text", "text": "x", "extra": 1}]},
+            Code.ITEM_CONTENT_INVALID,
+        ),
         ({"content": [{"type": "reasoning_text", "text": 1}]}, Code.ITEM_CONTENT_INVALID),
     ],
 )
@@ -400,8 +442,13 @@ def duplicate_cases() -> list[tuple[str, str]]:
         ("item-whole-twice", VALID_TEXT[:-1] + ',"item":' + item + "}"),
         ("item-valid-first", VALID_TEXT.replace('"id":"rs_1"', '"id":"rs_1","id":"rs_2"')),
         ("item-valid-last", VALID_TEXT.replace('"id":"rs_1"', '"id":"","id":"rs_1"')),
-        ("item-ciphertext", VALID_TEXT.replace('"encrypted_content":"ciphertext"',
-                                               '"encrypted_content":"a","encrypted_content":"b"')),
+        (
+            "item-ciphertext",
+            VALID_TEXT.replace(
+                '"encrypted_content":"ciphertext"',
+                '"encrypted_content":"a","encrypted_content":"b"',
+            ),
+        ),
         ("part-valid-first", VALID_TEXT.replace(part, part[:-1] + ',"text":"evil"}')),
         ("part-valid-last", VALID_TEXT.replace(part, '{"text":"evil",' + part[1:])),
         ("part-type-twice", VALID_TEXT.replace(part, part[:-1] + ',"type":"summary_text"}')),
@@ -418,8 +465,16 @@ def test_duplicate_member_at_any_level_is_refused(case: str, text: str) -> None:
 
 @pytest.mark.parametrize(
     "literal",
-    ["\\ud800", "\\udbff", "\\udc00", "\\udfff", "a\\ud800b", "\\ude00\\ud83d", "\\ud800\\u0041",
-     "\\ud800\\ud800"],
+    [
+        "\\ud800",
+        "\\udbff",
+        "\\udc00",
+        "\\udfff",
+        "a\\ud800b",
+        "\\ude00\\ud83d",
+        "\\ud800\\u0041",
+        "\\ud800\\ud800",
+    ],
 )
 def test_escaped_lone_surrogate_is_invalid_unicode(literal: str) -> None:
     in_summary = VALID_TEXT.replace('"text":"s1"', f'"text":"{literal}"')
@@ -434,8 +489,15 @@ def test_escaped_lone_surrogate_is_invalid_unicode(literal: str) -> None:
 @pytest.mark.parametrize(
     "bad",
     [b"\xff", b"\xc3", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\x80", b"\xe2\x82"],
-    ids=["ff", "truncated", "overlong", "encoded-surrogate", "above-max", "continuation",
-         "truncated-3"],
+    ids=[
+        "ff",
+        "truncated",
+        "overlong",
+        "encoded-surrogate",
+        "above-max",
+        "continuation",
+        "truncated-3",
+    ],
 )
 def test_invalid_utf8_bytes_are_invalid_unicode(bad: bytes) -> None:
     inside_string = VALID_TEXT.encode().replace(b'"s1"', b'"s' + bad + b'"')
@@ -454,9 +516,10 @@ def test_raw_surrogate_in_a_str_is_invalid_unicode(surrogate: str) -> None:
     assert code_of(outside_string) is Code.JSON_INVALID_UNICODE
 
 
-@pytest.mark.parametrize(("depth", "expected"), [(32, Code.JSON_NOT_OBJECT),
-                                                 (33, Code.LIMIT_EXCEEDED),
-                                                 (200, Code.LIMIT_EXCEEDED)])
+@pytest.mark.parametrize(
+    ("depth", "expected"),
+    [(32, Code.JSON_NOT_OBJECT), (33, Code.LIMIT_EXCEEDED), (200, Code.LIMIT_EXCEEDED)],
+)
 def test_nesting_deeper_than_32_exceeds_the_limit(depth: int, expected: Code) -> None:
     text = "[" * depth + "]" * depth
 
@@ -489,8 +552,14 @@ def test_object_nesting_depth_32_gets_its_value_code() -> None:
 
 def test_brackets_inside_strings_do_not_count_towards_depth() -> None:
     brackets = "[{" * 40
-    text = text_of(envelope_value(item_value(summary=[{"type": "summary_text", "text": brackets}],
-                                             encrypted_content='"]}' * 40 + "[[[" * 40)))
+    text = text_of(
+        envelope_value(
+            item_value(
+                summary=[{"type": "summary_text", "text": brackets}],
+                encrypted_content='"]}' * 40 + "[[[" * 40,
+            )
+        )
+    )
 
     actual = read(text)
 
@@ -505,8 +574,10 @@ def padded_envelope_text(total_bytes: int, pad_char: str = "A") -> str:
     pad_width = len(pad_char.encode("utf-8"))
     missing = total_bytes - len(base.encode("utf-8"))
     assert missing % pad_width == 0
-    text = base.replace('"encrypted_content":"X"',
-                        '"encrypted_content":"X' + pad_char * (missing // pad_width) + '"')
+    text = base.replace(
+        '"encrypted_content":"X"',
+        '"encrypted_content":"X' + pad_char * (missing // pad_width) + '"',
+    )
     assert len(text.encode("utf-8")) == total_bytes
     return text
 
@@ -550,43 +621,85 @@ def test_value_that_is_not_an_object_is_refused() -> None:
 # --- precedence (E6) -----------------------------------------------------------------------------
 
 PRECEDENCE_CASES = [
-    ("duplicate-and-bad-version",
-     VALID_TEXT.replace('"version":1,', '"version":2,"version":true,'),
-     Code.JSON_DUPLICATE_MEMBER),
-    ("duplicate-and-unknown-schema",
-     '{"schema":"x","schema":"y","version":1,"item":{}}', Code.JSON_DUPLICATE_MEMBER),
-    ("bad-schema-and-bad-version",
-     text_of(envelope_value(schema="other", version="1")), Code.ENVELOPE_SCHEMA_UNKNOWN),
-    ("bad-schema-and-missing-version",
-     text_of(envelope_value(schema="other", version=...)), Code.ENVELOPE_SCHEMA_UNKNOWN),
-    ("version-2-and-unknown-member",
-     text_of(envelope_value(version=2, extra=1)), Code.ENVELOPE_VERSION_UNSUPPORTED),
-    ("version-2-and-missing-item",
-     text_of(envelope_value(version=2, item=...)), Code.ENVELOPE_VERSION_UNSUPPORTED),
-    ("version-2-and-bad-item",
-     text_of(envelope_value(item=[], version=2)), Code.ENVELOPE_VERSION_UNSUPPORTED),
-    ("version-string-and-unknown-member",
-     text_of(envelope_value(version="2", extra=1)), Code.ENVELOPE_VERSION_INVALID),
-    ("missing-version-and-unknown-member",
-     text_of(envelope_value(version=..., extra=1)), Code.ENVELOPE_MEMBER_MISSING),
-    ("missing-item-and-unknown-member",
-     text_of(envelope_value(item=..., extra=1)), Code.ENVELOPE_MEMBER_MISSING),
-    ("unknown-member-and-bad-item",
-     text_of(envelope_value(item="x", extra=1)), Code.ENVELOPE_MEMBER_UNKNOWN),
-    ("item-unknown-member-and-bad-type",
-     text_of(envelope_value(item_value(type="x", status="completed"))), Code.ITEM_MEMBER_UNKNOWN),
-    ("legacy-with-version-and-item",
-     json.dumps({"version": 1, "item": item_value(), "encrypted_content": "c"}),
-     Code.RAW_SDK_SNAPSHOT),
+    (
+        "duplicate-and-bad-version",
+        VALID_TEXT.replace('"version":1,', '"version":2,"version":true,'),
+        Code.JSON_DUPLICATE_MEMBER,
+    ),
+    (
+        "duplicate-and-unknown-schema",
+        '{"schema":"x","schema":"y","version":1,"item":{}}',
+        Code.JSON_DUPLICATE_MEMBER,
+    ),
+    (
+        "bad-schema-and-bad-version",
+        text_of(envelope_value(schema="other", version="1")),
+        Code.ENVELOPE_SCHEMA_UNKNOWN,
+    ),
+    (
+        "bad-schema-and-missing-version",
+        text_of(envelope_value(schema="other", version=...)),
+        Code.ENVELOPE_SCHEMA_UNKNOWN,
+    ),
+    (
+        "version-2-and-unknown-member",
+        text_of(envelope_value(version=2, extra=1)),
+        Code.ENVELOPE_VERSION_UNSUPPORTED,
+    ),
+    (
+        "version-2-and-missing-item",
+        text_of(envelope_value(version=2, item=...)),
+        Code.ENVELOPE_VERSION_UNSUPPORTED,
+    ),
+    (
+        "version-2-and-bad-item",
+        text_of(envelope_value(item=[], version=2)),
+        Code.ENVELOPE_VERSION_UNSUPPORTED,
+    ),
+    (
+        "version-string-and-unknown-member",
+        text_of(envelope_value(version="2", extra=1)),
+        Code.ENVELOPE_VERSION_INVALID,
+    ),
+    (
+        "missing-version-and-unknown-member",
+        text_of(envelope_value(version=..., extra=1)),
+        Code.ENVELOPE_MEMBER_MISSING,
+    ),
+    (
+        "missing-item-and-unknown-member",
+        text_of(envelope_value(item=..., extra=1)),
+        Code.ENVELOPE_MEMBER_MISSING,
+    ),
+    (
+        "unknown-member-and-bad-item",
+        text_of(envelope_value(item="x", extra=1)),
+        Code.ENVELOPE_MEMBER_UNKNOWN,
+    ),
+    (
+        "item-unknown-member-and-bad-type",
+        text_of(envelope_value(item_value(type="x", status="completed"))),
+        Code.ITEM_MEMBER_UNKNOWN,
+    ),
+    (
+        "legacy-with-version-and-item",
+        json.dumps({"version": 1, "item": item_value(), "encrypted_content": "c"}),
+        Code.RAW_SDK_SNAPSHOT,
+    ),
     ("malformed-and-lone-surrogate-escape", '["\\ud800"', Code.JSON_MALFORMED),
     ("malformed-and-duplicate", '{"a":1,"a":2', Code.JSON_MALFORMED),
     ("lone-surrogate-escape-and-duplicate", '{"a":"\\ud800","a":1}', Code.JSON_INVALID_UNICODE),
-    ("lone-surrogate-escape-in-dropped-duplicate-envelope",
-     VALID_TEXT.replace('"id":"rs_1"', '"id":"\\udc00","id":"rs_1"'), Code.JSON_INVALID_UNICODE),
-    ("lone-surrogate-escape-in-kept-duplicate", '{"a":1,"a":"\\ud800"}',
-     Code.JSON_INVALID_UNICODE),
-    ("lone-surrogate-escape-in-duplicated-name", '{"\\ud800":1,"\\ud800":2}',
-     Code.JSON_INVALID_UNICODE),
+    (
+        "lone-surrogate-escape-in-dropped-duplicate-envelope",
+        VALID_TEXT.replace('"id":"rs_1"', '"id":"\\udc00","id":"rs_1"'),
+        Code.JSON_INVALID_UNICODE,
+    ),
+    ("lone-surrogate-escape-in-kept-duplicate", '{"a":1,"a":"\\ud800"}', Code.JSON_INVALID_UNICODE),
+    (
+        "lone-surrogate-escape-in-duplicated-name",
+        '{"\\ud800":1,"\\ud800":2}',
+        Code.JSON_INVALID_UNICODE,
+    ),
     ("raw-surrogate-and-malformed", "\ud800{", Code.JSON_INVALID_UNICODE),
     ("raw-surrogate-and-bom", "\ufeff\ud800" + VALID_TEXT, Code.JSON_INVALID_UNICODE),
     ("bom-and-duplicate", '\ufeff{"a":1,"a":1}', Code.JSON_MALFORMED),
@@ -597,8 +710,9 @@ PRECEDENCE_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("case", "text", "expected"), PRECEDENCE_CASES,
-                         ids=[case for case, _, _ in PRECEDENCE_CASES])
+@pytest.mark.parametrize(
+    ("case", "text", "expected"), PRECEDENCE_CASES, ids=[case for case, _, _ in PRECEDENCE_CASES]
+)
 def test_first_failing_check_of_e6_gives_the_code(case: str, text: str, expected: Code) -> None:
     assert code_of(text) is expected
 
@@ -644,8 +758,6 @@ def sample_texts() -> list[str]:
         '{"a":1, "a":1}',
     ]
     return texts
-
-
 
 
 @pytest.mark.parametrize("text", sample_texts())

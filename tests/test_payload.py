@@ -21,13 +21,13 @@ from support import GOLDEN_SDK_ITEM
 OPENAI = ReplayTarget(provider="openai")
 
 
-
 def wire_size(value: object) -> int:
     return len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
 
 
-def output_item(item_id: str, summary: list[str], content: list[Any] | None = None
-                ) -> dict[str, Any]:
+def output_item(
+    item_id: str, summary: list[str], content: list[Any] | None = None
+) -> dict[str, Any]:
     return {
         "id": item_id,
         "type": "reasoning",
@@ -52,14 +52,18 @@ def assistant(items: list[dict[str, Any]], text: str = "answer") -> HistoryMessa
             REPLAY_CHANNEL: [{"type": "text", "text": envelope_text(i)} for i in items],
             DISPLAY_CHANNEL: [{"type": "text", "text": display}],
         },
-        items=[{"type": "message", "role": "assistant",
-                "content": [{"type": "output_text", "text": text}]}],
+        items=[
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": text}],
+            }
+        ],
     )
 
 
 def user(text: str) -> HistoryMessage:
-    return HistoryMessage(role="user", items=[{"type": "message", "role": "user",
-                                               "content": text}])
+    return HistoryMessage(role="user", items=[{"type": "message", "role": "user", "content": text}])
 
 
 def legacy_v0_10_4_input(history: list[HistoryMessage]) -> list[dict[str, Any]]:
@@ -72,12 +76,14 @@ def legacy_v0_10_4_input(history: list[HistoryMessage]) -> list[dict[str, Any]]:
             for block in message.replay_blocks:
                 assert isinstance(block, dict)
                 item = json.loads(block["text"])["item"]
-                request_input.append({
-                    "type": "reasoning",
-                    "id": item["id"],
-                    "summary": [{"type": "summary_text", "text": display}],
-                    "encrypted_content": item["encrypted_content"],
-                })
+                request_input.append(
+                    {
+                        "type": "reasoning",
+                        "id": item["id"],
+                        "summary": [{"type": "summary_text", "text": display}],
+                        "encrypted_content": item["encrypted_content"],
+                    }
+                )
         request_input.extend(dict(i) for i in message.items)
     return request_input
 
@@ -85,9 +91,13 @@ def legacy_v0_10_4_input(history: list[HistoryMessage]) -> list[dict[str, Any]]:
 def multi_item_history() -> list[HistoryMessage]:
     return [
         user("q1"),
-        assistant([output_item("rs_1", ["Plan the search.", "Check the index."]),
-                   output_item("rs_2", ["Read the file."]),
-                   output_item("rs_3", ["Summarise findings ✓ 数据"])]),
+        assistant(
+            [
+                output_item("rs_1", ["Plan the search.", "Check the index."]),
+                output_item("rs_2", ["Read the file."]),
+                output_item("rs_3", ["Summarise findings ✓ 数据"]),
+            ]
+        ),
         user("q2"),
         assistant([output_item("rs_4", ["A"]), output_item("rs_5", ["B1", "B2"])]),
     ]
@@ -134,10 +144,14 @@ def test_single_item_message_with_one_part_costs_the_same_as_the_legacy_fallback
 
 def test_no_replay_item_carries_an_empty_or_null_content_field() -> None:
     history = [
-        assistant([output_item("rs_1", ["a"], content=[]),
-                   {**output_item("rs_2", ["b"]), "content": None},
-                   {k: v for k, v in output_item("rs_3", ["c"]).items() if k != "content"},
-                   output_item("rs_4", ["d"], content=[{"type": "reasoning_text", "text": "t"}])]),
+        assistant(
+            [
+                output_item("rs_1", ["a"], content=[]),
+                {**output_item("rs_2", ["b"]), "content": None},
+                {k: v for k, v in output_item("rs_3", ["c"]).items() if k != "content"},
+                output_item("rs_4", ["d"], content=[{"type": "reasoning_text", "text": "t"}]),
+            ]
+        ),
     ]
 
     actual = build_replay_input(history, OPENAI).input
@@ -155,14 +169,26 @@ def tool_loop_history(turns: int) -> list[HistoryMessage]:
     history: list[HistoryMessage] = [user("start the task")]
     for turn in range(turns):
         item = output_item(f"rs_{turn:03d}", [f"Turn {turn}: call the tool.", "Then check é."])
-        history.append(HistoryMessage(
-            role="assistant",
-            channels={REPLAY_CHANNEL: [{"type": "text", "text": envelope_text(item)}]},
-            items=[{"type": "function_call", "call_id": f"call_{turn}", "name": "shell",
-                    "arguments": "{}"}],
-        ))
-        history.append(HistoryMessage(role="tool", items=[
-            {"type": "function_call_output", "call_id": f"call_{turn}", "output": "ok"}]))
+        history.append(
+            HistoryMessage(
+                role="assistant",
+                channels={REPLAY_CHANNEL: [{"type": "text", "text": envelope_text(item)}]},
+                items=[
+                    {
+                        "type": "function_call",
+                        "call_id": f"call_{turn}",
+                        "name": "shell",
+                        "arguments": "{}",
+                    }
+                ],
+            )
+        )
+        history.append(
+            HistoryMessage(
+                role="tool",
+                items=[{"type": "function_call_output", "call_id": f"call_{turn}", "output": "ok"}],
+            )
+        )
     return history
 
 
@@ -175,7 +201,8 @@ def test_cumulative_replay_bytes_over_a_long_tool_loop_equal_the_sum_of_items_re
     full = tool_loop_history(turns)
     item_sizes = [
         wire_size(json.loads(m.replay_blocks[0]["text"])["item"])  # type: ignore[index]
-        for m in full if m.role == "assistant"
+        for m in full
+        if m.role == "assistant"
     ]
 
     per_turn = []
@@ -213,7 +240,9 @@ def test_telemetry_matches_the_serialized_reasoning_bytes_of_the_tool_loop() -> 
     reasoning = [i for i in wire["input"] if i["type"] == "reasoning"]
     assert actual.reasoning_replay_item_count == 20
     assert actual.reasoning_replay_encrypted_bytes == sum(
-        len(i["encrypted_content"].encode()) for i in reasoning)
+        len(i["encrypted_content"].encode()) for i in reasoning
+    )
     assert actual.reasoning_replay_summary_bytes == sum(
-        len(p["text"].encode()) for i in reasoning for p in i["summary"])
+        len(p["text"].encode()) for i in reasoning for p in i["summary"]
+    )
     assert actual.reasoning_replay_summary_parts == 40

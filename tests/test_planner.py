@@ -32,6 +32,7 @@ from reasoning_replay import (
     history_from_json,
 )
 from reasoning_replay.cache_state import CACHE_STATE_CHANNEL, CacheStateRecord, read_cache_state
+from reasoning_replay.history import HistoryShapeError
 from reasoning_replay.planner import (
     DEFAULT_UPDATE_CAPABLE,
     Endpoint,
@@ -1075,3 +1076,59 @@ def test_bench_planner_builds_the_history_it_describes_and_reports(tmp_path: Pat
     report = json.loads(out.read_text(encoding="utf-8"))
     assert [m["messages"] for m in report["measurements"]] == [40, 80]
     assert len(report["ratios"]) == 1 and report["ratios"][0]["size_ratio"] == 2
+
+
+@pytest.mark.parametrize("channel", [None, "x", {"type": "text", "text": "{}"}, 7, True])
+def test_read_cache_state_refuses_a_channel_that_is_not_an_array(channel: object) -> None:
+    assert read_cache_state(channel) is Code.CACHE_STATE_INVALID  # SPEC F6
+
+
+def test_history_keeps_a_cache_state_channel_that_is_not_an_array_for_f6() -> None:
+    messages = history_from_json(
+        {"messages": [{"role": "assistant", "channels": {CACHE_STATE_CHANNEL: "x"}}]}
+    )
+    assert messages[0].channels[CACHE_STATE_CHANNEL] == "x"
+    plan = plan_ok([user(), *messages, user()], settings())
+    assert plan.diagnostics == (Diagnostic(Code.CACHE_STATE_INVALID, 1, 0),)
+
+
+@pytest.mark.parametrize("channels", [{REPLAY_CHANNEL: "x"}, {STAGED_MEDIA_CHANNEL: {}}])
+def test_history_refuses_other_channels_that_are_not_arrays(channels: dict[str, object]) -> None:
+    with pytest.raises(HistoryShapeError, match="must be an array"):
+        history_from_json({"messages": [{"role": "assistant", "channels": channels}]})
+
+
+@pytest.mark.parametrize("provider", ["", None, 42, {"name": "x"}, ["openai"], False])
+def test_only_a_non_empty_provider_string_is_recorded(provider: object) -> None:
+    (message,) = history_from_json({"messages": [{"role": "assistant", "provider": provider}]})
+    assert message.provider is None  # SPEC D1: the target provider is used
+
+
+def test_a_record_on_a_user_message_is_never_read() -> None:
+    # SPEC F6: neither a record for F1/K2 nor reported, however malformed.
+    high = record_block(CacheStateRecord(ASTRA, NEW_INSTANCE_KEY, "high"))
+    valid = replace(user(), channels={CACHE_STATE_CHANNEL: [high]})
+    broken = replace(user(), channels={CACHE_STATE_CHANNEL: "junk"})
+    plan = plan_ok([valid, assistant(effort="low"), broken], settings())
+    assert plan.request["reasoning"] == {"effort": "low"}
+    assert plan.request["prompt_cache_key"] == INSTANCE_KEY
+    assert plan.diagnostics == ()
+
+
+def test_compact_endpoint_ignores_a_websocket_continuation() -> None:
+    # SPEC F8: the standalone compact endpoint always receives a full replay.
+    history = [user("u1"), assistant(effort="low", response_id="resp_1"), user("u2")]
+    compact = settings(transport=PlanTransport.WEBSOCKET_CONTINUATION, endpoint=Endpoint.COMPACT)
+    plan = plan_ok(history, compact)
+    assert "previous_response_id" not in plan.request
+    assert len(plan.request["input"]) == 3
+    updated = [
+        user("u1"),
+        assistant(effort="low", response_id="r"),
+        user("u2"),
+        assistant(effort="high", response_id="r2"),
+        user("u3"),
+    ]
+    assert plan_request(updated, replace(compact, desired_effort="high")) is (
+        Code.PLAN_COMPACT_WITH_UPDATES
+    )

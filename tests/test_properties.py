@@ -73,7 +73,8 @@ sdk_extra_fields = st.dictionaries(
     max_size=4,
 )
 part_extras = st.dictionaries(
-    st.text(max_size=8).filter(lambda name: name not in {"type", "text"}), json_scalars,
+    st.text(max_size=8).filter(lambda name: name not in {"type", "text"}),
+    json_scalars,
     max_size=2,
 )
 
@@ -123,8 +124,6 @@ def capture(output_item: object, source: str = "response.output_item.done") -> A
     return canonicalize_completed_reasoning_output_item(output_item, source=source)
 
 
-
-
 def verdict(text: str | bytes) -> tuple[Code | None, ReasoningReplayItem | None]:
     result = parse_reasoning_replay_envelope(text)
     assert (result.code is None) == (result.item is not None)
@@ -135,8 +134,11 @@ def verdict(text: str | bytes) -> tuple[Code | None, ReasoningReplayItem | None]
 
 
 @PROPERTY_SETTINGS
-@given(output_item=completed_output_items(), source=st.sampled_from(FINAL_SOURCES),
-       as_sdk_object=st.booleans())
+@given(
+    output_item=completed_output_items(),
+    source=st.sampled_from(FINAL_SOURCES),
+    as_sdk_object=st.booleans(),
+)
 def test_any_completed_item_round_trips_to_provider_input(
     output_item: dict[str, Any], source: str, as_sdk_object: bool
 ) -> None:
@@ -164,8 +166,7 @@ def test_any_completed_item_round_trips_to_provider_input(
     else:
         assert "content" not in actual
     assert list(actual) == [
-        name for name in ("type", "id", "summary", "encrypted_content", "content")
-        if name in actual
+        name for name in ("type", "id", "summary", "encrypted_content", "content") if name in actual
     ]
     ITEM_VALIDATOR.validate(actual)
     ENVELOPE_VALIDATOR.validate(json.loads(captured.envelope_text))
@@ -195,8 +196,12 @@ def perturbed_envelopes(draw: st.DrawFn) -> object:
     captured = capture(draw(completed_output_items()))
     assert captured.envelope_text is not None
     envelope: dict[str, Any] = json.loads(captured.envelope_text)
-    containers: list[Any] = [envelope, envelope["item"], *envelope["item"]["summary"],
-                             *envelope["item"].get("content", [])]
+    containers: list[Any] = [
+        envelope,
+        envelope["item"],
+        *envelope["item"]["summary"],
+        *envelope["item"].get("content", []),
+    ]
     for _ in range(draw(st.integers(min_value=0, max_value=3))):
         target = draw(st.sampled_from(containers))
         if not isinstance(target, dict):
@@ -207,12 +212,28 @@ def perturbed_envelopes(draw: st.DrawFn) -> object:
         elif action == "delete" and target:
             del target[draw(st.sampled_from(sorted(target)))]
         elif action == "add":
-            target[draw(st.sampled_from(["status", "schema", "version", "item", "type", "text",
-                                         "content", "extra", "id", "encrypted_content"]))] = (
-                draw(json_values))
+            target[
+                draw(
+                    st.sampled_from(
+                        [
+                            "status",
+                            "schema",
+                            "version",
+                            "item",
+                            "type",
+                            "text",
+                            "content",
+                            "extra",
+                            "id",
+                            "encrypted_content",
+                        ]
+                    )
+                )
+            ] = draw(json_values)
         elif action == "version":
-            envelope["version"] = draw(st.sampled_from([1, 1.0, True, False, "1", 2, 0, None,
-                                                        1.5, [1], -1]))
+            envelope["version"] = draw(
+                st.sampled_from([1, 1.0, True, False, "1", 2, 0, None, 1.5, [1], -1])
+            )
         elif action == "content" and isinstance(envelope.get("item"), dict):
             envelope["item"]["content"] = draw(st.sampled_from([None, [], "x", [{"type": "x"}]]))
     return envelope
@@ -222,8 +243,12 @@ any_json_value = st.one_of(json_values, perturbed_envelopes())
 
 
 @PROPERTY_SETTINGS
-@given(value=any_json_value, ensure_ascii=st.booleans(), indent=st.sampled_from([None, 0, 2]),
-       as_bytes=st.booleans())
+@given(
+    value=any_json_value,
+    ensure_ascii=st.booleans(),
+    indent=st.sampled_from([None, 0, 2]),
+    as_bytes=st.booleans(),
+)
 def test_reader_verdict_on_any_json_value_equals_the_schema_verdict(
     value: object, ensure_ascii: bool, indent: int | None, as_bytes: bool
 ) -> None:
@@ -239,8 +264,14 @@ def test_reader_verdict_on_any_json_value_equals_the_schema_verdict(
         assert actual.provider_input() == value["item"]  # type: ignore[index]
 
 
-TEXT_CODES = frozenset((Code.LIMIT_EXCEEDED, Code.JSON_INVALID_UNICODE, Code.JSON_MALFORMED,
-                        Code.JSON_DUPLICATE_MEMBER))
+TEXT_CODES = frozenset(
+    (
+        Code.LIMIT_EXCEEDED,
+        Code.JSON_INVALID_UNICODE,
+        Code.JSON_MALFORMED,
+        Code.JSON_DUPLICATE_MEMBER,
+    )
+)
 
 
 def text_depth(chars: str) -> int:
@@ -331,11 +362,23 @@ MUTATION_CHARS = st.sampled_from(
 )
 
 
-MEMBER_SNIPPETS = st.sampled_from([
-    '"id":"rs_dup",', '"schema":"' + SCHEMA + '",', '"version":1,', '"version":2,',
-    '"type":"reasoning",', '"text":"",', '"item":{},', '"\\ud800":1,', '"a":"\\udc00",',
-    '"encrypted_content":"c",', '"status":"completed",', '"summary":[],', '"content":[],',
-])
+MEMBER_SNIPPETS = st.sampled_from(
+    [
+        '"id":"rs_dup",',
+        '"schema":"' + SCHEMA + '",',
+        '"version":1,',
+        '"version":2,',
+        '"type":"reasoning",',
+        '"text":"",',
+        '"item":{},',
+        '"\\ud800":1,',
+        '"a":"\\udc00",',
+        '"encrypted_content":"c",',
+        '"status":"completed",',
+        '"summary":[],',
+        '"content":[],',
+    ]
+)
 
 
 @st.composite
@@ -375,7 +418,7 @@ any_text = st.one_of(
 @example(text='{"a":"\\ud800","a":1}')  # an escaped lone surrogate in a dropped duplicate
 @example(text='{"a":1,"a":"\\ud800"}')
 @example(text=b'\xef\xbb\xbf{"a":1,"a":1}')
-@example(text='[' * 33 + '"\\ud800')
+@example(text="[" * 33 + '"\\ud800')
 def test_reader_never_raises_and_agrees_with_the_schema_on_any_text(text: str | bytes) -> None:
     actual = parse_reasoning_replay_envelope(text)
     event(f"verdict: {actual.code or 'resumable'}")
@@ -431,8 +474,11 @@ def test_any_equal_text_reads_to_the_item_whose_canonical_text_is_the_captured_o
     captured = capture(output_item)
     assert captured.envelope_text is not None
     envelope = json.loads(captured.envelope_text)
-    reordered = {"item": dict(reversed(list(envelope["item"].items()))),
-                 "version": 1, "schema": SCHEMA}
+    reordered = {
+        "item": dict(reversed(list(envelope["item"].items()))),
+        "version": 1,
+        "schema": SCHEMA,
+    }
     loose = json.dumps(reordered, ensure_ascii=True, indent=indent)
 
     read = parse_reasoning_replay_envelope(loose)

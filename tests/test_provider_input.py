@@ -23,8 +23,9 @@ from reasoning_replay import (
 OPENAI = ReplayTarget(provider="openai")
 
 
-def output_item(item_id: str, summary: list[str], ciphertext: str | None = None,
-                **extra: Any) -> dict[str, Any]:
+def output_item(
+    item_id: str, summary: list[str], ciphertext: str | None = None, **extra: Any
+) -> dict[str, Any]:
     """A completed reasoning output item as the SDK returns it (with status and SDK extras)."""
     return {
         "id": item_id,
@@ -46,8 +47,9 @@ def envelope_block(item: dict[str, Any]) -> dict[str, str]:
     return {"type": "text", "text": captured.envelope_text}
 
 
-def expected_replay_item(item_id: str, summary: list[str], ciphertext: str | None = None
-                         ) -> dict[str, Any]:
+def expected_replay_item(
+    item_id: str, summary: list[str], ciphertext: str | None = None
+) -> dict[str, Any]:
     return {
         "type": "reasoning",
         "id": item_id,
@@ -59,20 +61,33 @@ def expected_replay_item(item_id: str, summary: list[str], ciphertext: str | Non
 def user(text: str, **extra: Any) -> HistoryMessage:
     return HistoryMessage(
         role="user",
-        items=[{"type": "message", "role": "user", "content": [{"type": "input_text",
-                                                                 "text": text}]}],
+        items=[
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+        ],
         **extra,
     )
 
 
-def assistant(text: str, reasoning: list[dict[str, Any]], *, msg_id: str = "msg_1",
-              display: str | None = None, provider: str | None = None,
-              extra_items: list[dict[str, Any]] | None = None) -> HistoryMessage:
+def assistant(
+    text: str,
+    reasoning: list[dict[str, Any]],
+    *,
+    msg_id: str = "msg_1",
+    display: str | None = None,
+    provider: str | None = None,
+    extra_items: list[dict[str, Any]] | None = None,
+) -> HistoryMessage:
     channels: dict[str, list[Any]] = {REPLAY_CHANNEL: [envelope_block(r) for r in reasoning]}
     if display is not None:
         channels[DISPLAY_CHANNEL] = [{"type": "text", "text": display}]
-    items = [{"type": "message", "role": "assistant", "id": msg_id,
-              "content": [{"type": "output_text", "text": text}]}]
+    items = [
+        {
+            "type": "message",
+            "role": "assistant",
+            "id": msg_id,
+            "content": [{"type": "output_text", "text": text}],
+        }
+    ]
     items += extra_items or []
     return HistoryMessage(role="assistant", provider=provider, channels=channels, items=items)
 
@@ -149,8 +164,14 @@ def test_display_channel_never_repairs_a_missing_item() -> None:
     message = HistoryMessage(
         role="assistant",
         channels={
-            REPLAY_CHANNEL: [{"type": "text", "text": json.dumps(
-                {"type": "reasoning", "id": "rs_old", "encrypted_content": "enc-old"})}],
+            REPLAY_CHANNEL: [
+                {
+                    "type": "text",
+                    "text": json.dumps(
+                        {"type": "reasoning", "id": "rs_old", "encrypted_content": "enc-old"}
+                    ),
+                }
+            ],
             DISPLAY_CHANNEL: [{"type": "text", "text": "legacy display summary"}],
         },
         items=[{"type": "message", "role": "assistant", "content": []}],
@@ -166,12 +187,17 @@ def test_display_channel_never_repairs_a_missing_item() -> None:
 def test_request_order_is_history_order_with_reasoning_before_each_messages_own_items() -> None:
     history = [
         user("q1"),
-        assistant("a1", [output_item("rs_1", ["one"]), output_item("rs_2", ["two"])],
-                  msg_id="msg_a1",
-                  extra_items=[{"type": "function_call", "call_id": "c1", "name": "f",
-                                "arguments": "{}"}]),
-        HistoryMessage(role="tool", items=[{"type": "function_call_output", "call_id": "c1",
-                                            "output": "ok"}]),
+        assistant(
+            "a1",
+            [output_item("rs_1", ["one"]), output_item("rs_2", ["two"])],
+            msg_id="msg_a1",
+            extra_items=[
+                {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}
+            ],
+        ),
+        HistoryMessage(
+            role="tool", items=[{"type": "function_call_output", "call_id": "c1", "output": "ok"}]
+        ),
         assistant("a2", [output_item("rs_3", ["three"])], msg_id="msg_a2"),
         user("q2"),
     ]
@@ -179,9 +205,15 @@ def test_request_order_is_history_order_with_reasoning_before_each_messages_own_
     actual = build_replay_input(history, OPENAI)
 
     expected = [
-        ("message", "user"), ("reasoning", "rs_1"), ("reasoning", "rs_2"),
-        ("message", "msg_a1"), ("function_call", "c1"), ("function_call_output", "c1"),
-        ("reasoning", "rs_3"), ("message", "msg_a2"), ("message", "user"),
+        ("message", "user"),
+        ("reasoning", "rs_1"),
+        ("reasoning", "rs_2"),
+        ("message", "msg_a1"),
+        ("function_call", "c1"),
+        ("function_call_output", "c1"),
+        ("reasoning", "rs_3"),
+        ("message", "msg_a2"),
+        ("message", "user"),
     ]
     assert [
         (item["type"], item.get("id") or item.get("call_id") or item.get("role"))
@@ -190,8 +222,12 @@ def test_request_order_is_history_order_with_reasoning_before_each_messages_own_
 
 
 def test_reasoning_items_follow_channel_order_not_id_order() -> None:
-    history = [assistant("a", [output_item("rs_z", ["z"]), output_item("rs_a", ["a"]),
-                               output_item("rs_m", ["m"])])]
+    history = [
+        assistant(
+            "a",
+            [output_item("rs_z", ["z"]), output_item("rs_a", ["a"]), output_item("rs_m", ["m"])],
+        )
+    ]
 
     actual = build_replay_input(history, OPENAI)
 
@@ -233,8 +269,9 @@ def test_non_resumable_blocks_are_skipped_with_diagnostics_and_the_rest_replays(
 
 
 def test_diagnostic_carries_code_message_index_and_block_index() -> None:
-    message = HistoryMessage(role="assistant", channels={REPLAY_CHANNEL: [{"type": "text",
-                                                                           "text": ""}]})
+    message = HistoryMessage(
+        role="assistant", channels={REPLAY_CHANNEL: [{"type": "text", "text": ""}]}
+    )
 
     actual = build_replay_input([user("a"), user("b"), message], OPENAI).diagnostics
 
@@ -268,8 +305,10 @@ def test_block_that_is_not_a_text_block_is_reported_block_not_text(block: Any) -
 @pytest.mark.parametrize("role", ["user", "tool", "system", "developer"])
 def test_replay_channel_on_a_non_assistant_message_is_misplaced_and_not_read(role: str) -> None:
     good = envelope_block(output_item("rs_1", ["one"]))
-    message = HistoryMessage(role=role, channels={REPLAY_CHANNEL: [good, {"type": "image"},
-                                                                  {"type": "text", "text": ""}]})
+    message = HistoryMessage(
+        role=role,
+        channels={REPLAY_CHANNEL: [good, {"type": "image"}, {"type": "text", "text": ""}]},
+    )
 
     actual = build_replay_input([message], OPENAI)
 
@@ -286,8 +325,9 @@ def test_each_block_gets_at_most_one_diagnostic_and_they_are_in_block_order() ->
     history = [
         HistoryMessage(role="user", channels={REPLAY_CHANNEL: [good]}),
         HistoryMessage(role="assistant", channels={REPLAY_CHANNEL: [good, good, {"type": "x"}]}),
-        HistoryMessage(role="assistant", channels={REPLAY_CHANNEL: [{"type": "text", "text": "1"},
-                                                                   good]}),
+        HistoryMessage(
+            role="assistant", channels={REPLAY_CHANNEL: [{"type": "text", "text": "1"}, good]}
+        ),
     ]
 
     actual = build_replay_input(history, OPENAI).diagnostics
@@ -305,9 +345,11 @@ def test_each_block_gets_at_most_one_diagnostic_and_they_are_in_block_order() ->
 
 
 def test_message_without_a_replay_channel_contributes_only_its_own_items() -> None:
-    message = HistoryMessage(role="assistant", channels={DISPLAY_CHANNEL: [
-        {"type": "text", "text": "visible reasoning"}]},
-        items=[{"type": "message", "role": "assistant", "id": "m", "content": []}])
+    message = HistoryMessage(
+        role="assistant",
+        channels={DISPLAY_CHANNEL: [{"type": "text", "text": "visible reasoning"}]},
+        items=[{"type": "message", "role": "assistant", "id": "m", "content": []}],
+    )
 
     actual = build_replay_input([message], OPENAI)
 
@@ -337,10 +379,11 @@ def test_display_summary_derivation_does_not_alter_replay_items() -> None:
     display = derive_display(history[1])
     with_display = [
         history[0],
-        HistoryMessage(role="assistant", channels={**history[1].channels,
-                                                   DISPLAY_CHANNEL: [{"type": "text",
-                                                                      "text": display}]},
-                       items=history[1].items),
+        HistoryMessage(
+            role="assistant",
+            channels={**history[1].channels, DISPLAY_CHANNEL: [{"type": "text", "text": display}]},
+            items=history[1].items,
+        ),
         history[2],
     ]
     after = build_replay_input(with_display, OPENAI)
@@ -376,8 +419,11 @@ def test_building_a_request_does_not_modify_the_history() -> None:
 def test_sse_and_websocket_transports_give_identical_input(provider: str) -> None:
     history = [
         *two_item_history(),
-        assistant("again", [output_item("rs_A", ["A"]), output_item("rs_A", ["A"], "enc-new")],
-                  msg_id="msg_1"),
+        assistant(
+            "again",
+            [output_item("rs_A", ["A"]), output_item("rs_A", ["A"], "enc-new")],
+            msg_id="msg_1",
+        ),
     ]
     sse = build_replay_input(history, ReplayTarget(provider=provider, transport=Transport.SSE))
     websocket = build_replay_input(

@@ -59,14 +59,26 @@ def request_payload() -> dict[str, Any]:
         "API_KEY": "sk-OTHER-SECRET",
         "metadata": {"author": "ada", "Password": "hunter2", "nested": [{"client_secret": "cs"}]},
         "input": [
-            {"type": "message", "role": "user", "content": [{"type": "input_text",
-                                                             "text": "hello"}]},
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "hello"}],
+            },
             reasoning_item(),
             {"type": "compaction", "id": "cmp_1", "encrypted_content": COMPACTION_SECRET},
-            {"type": "message", "role": "assistant", "id": "msg_1",
-             "content": [{"type": "output_text", "text": "answer"}]},
-            {"wrapper": {"deep": [reasoning_item(id="rs_2", encrypted_content=CIPHERTEXT_2,
-                                                 content=None)]}},
+            {
+                "type": "message",
+                "role": "assistant",
+                "id": "msg_1",
+                "content": [{"type": "output_text", "text": "answer"}],
+            },
+            {
+                "wrapper": {
+                    "deep": [
+                        reasoning_item(id="rs_2", encrypted_content=CIPHERTEXT_2, content=None)
+                    ]
+                }
+            },
         ],
     }
 
@@ -93,8 +105,9 @@ def test_diagnostic_view_has_the_exact_shape_and_values() -> None:
 
 
 def test_diagnostic_view_counts_utf8_bytes_not_characters() -> None:
-    item = reasoning_item(encrypted_content="é😀", summary=[{"type": "summary_text",
-                                                             "text": "数据"}], content=None)
+    item = reasoning_item(
+        encrypted_content="é😀", summary=[{"type": "summary_text", "text": "数据"}], content=None
+    )
 
     actual = redact_reasoning_replay_for_diagnostics(item)
 
@@ -102,9 +115,7 @@ def test_diagnostic_view_counts_utf8_bytes_not_characters() -> None:
     assert actual["summary_bytes"] == 6
     assert actual["content_parts"] == 0
     assert actual["content_bytes"] == 0
-    assert actual["encrypted_content_sha256"] == (
-        hashlib.sha256("é😀".encode()).hexdigest()
-    )
+    assert actual["encrypted_content_sha256"] == (hashlib.sha256("é😀".encode()).hexdigest())
 
 
 def test_diagnostic_view_of_a_canonical_replay_item_equals_the_view_of_its_provider_input() -> None:
@@ -116,9 +127,15 @@ def test_diagnostic_view_of_a_canonical_replay_item_equals_the_view_of_its_provi
 
 
 def test_diagnostic_view_is_defined_for_non_canonical_items() -> None:
-    item = {"type": "reasoning", "id": 7, "summary": "not a list", "encrypted_content": None,
-            "content": [{"type": "reasoning_text", "text": 3}, "x", {"text": "ab"}],
-            "status": "completed", "Zeta": 1}
+    item = {
+        "type": "reasoning",
+        "id": 7,
+        "summary": "not a list",
+        "encrypted_content": None,
+        "content": [{"type": "reasoning_text", "text": 3}, "x", {"text": "ab"}],
+        "status": "completed",
+        "Zeta": 1,
+    }
 
     actual = redact_reasoning_replay_for_diagnostics(item)
 
@@ -189,9 +206,21 @@ def test_encrypted_content_outside_a_reasoning_item_is_replaced_by_size_and_hash
 
 @pytest.mark.parametrize(
     "name",
-    ["Authorization", "AUTHORIZATION", "authorization", "API_KEY", "Api_Key", "password",
-     "PassWord", "secret", "client_secret", "access_token", "refresh_token", "id_token",
-     "Private_Key"],
+    [
+        "Authorization",
+        "AUTHORIZATION",
+        "authorization",
+        "API_KEY",
+        "Api_Key",
+        "password",
+        "PassWord",
+        "secret",
+        "client_secret",
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "Private_Key",
+    ],
 )
 def test_sensitive_names_are_matched_case_insensitively(name: str) -> None:
     actual = redact({name: "value-that-must-not-leak", "other": 1})
@@ -201,8 +230,20 @@ def test_sensitive_names_are_matched_case_insensitively(name: str) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["author", "max_output_tokens", "tokens", "secret_santa", "api_keys", "x_authorization",
-     "authorization_header", "passwords", "token", "auth", "ENCRYPTED_CONTENT_BYTES", "key"],
+    [
+        "author",
+        "max_output_tokens",
+        "tokens",
+        "secret_santa",
+        "api_keys",
+        "x_authorization",
+        "authorization_header",
+        "passwords",
+        "token",
+        "auth",
+        "ENCRYPTED_CONTENT_BYTES",
+        "key",
+    ],
 )
 def test_names_that_merely_contain_a_sensitive_word_are_not_redacted(name: str) -> None:
     payload = {name: "visible", "nested": {name: [1, 2]}}
@@ -282,8 +323,16 @@ def test_diagnostic_view_is_left_as_it_is() -> None:
 
 
 def test_no_ciphertext_or_reasoning_text_appears_in_a_redacted_payload() -> None:
-    secrets = [CIPHERTEXT, CIPHERTEXT_2, *SUMMARY_TEXTS, CONTENT_TEXT, COMPACTION_SECRET,
-               "sk-SECRET", "sk-OTHER-SECRET", "hunter2"]
+    secrets = [
+        CIPHERTEXT,
+        CIPHERTEXT_2,
+        *SUMMARY_TEXTS,
+        CONTENT_TEXT,
+        COMPACTION_SECRET,
+        "sk-SECRET",
+        "sk-OTHER-SECRET",
+        "hunter2",
+    ]
 
     for ensure_ascii in (True, False):
         actual = json.dumps(redact(request_payload()), ensure_ascii=ensure_ascii)
@@ -305,42 +354,58 @@ def test_redacted_payload_is_json_serializable_and_deterministic() -> None:
 # --- telemetry (T1–T2) -------------------------------------------------------------------------
 
 
-def item_for_history(item_id: str, ciphertext: str, summary: tuple[str, ...],
-                     content: tuple[str, ...] | None = None) -> dict[str, str]:
+def item_for_history(
+    item_id: str, ciphertext: str, summary: tuple[str, ...], content: tuple[str, ...] | None = None
+) -> dict[str, str]:
     replay_item = ReasoningReplayItem(item_id, summary, ciphertext, content)
     return {"type": "text", "text": serialize_reasoning_replay_envelope(replay_item)}
 
 
 def telemetry_history() -> list[HistoryMessage]:
     return [
-        HistoryMessage(role="user", items=[{"type": "message", "role": "user",
-                                            "content": "encrypted_content? ✓"}]),
-        HistoryMessage(role="assistant", channels={REPLAY_CHANNEL: [
-            item_for_history("rs_1", CIPHERTEXT, tuple(SUMMARY_TEXTS)),
-            item_for_history("rs_2", CIPHERTEXT_2, ("",), ("c1 ü", 'c2 "q" \\ \n')),
-            item_for_history("rs_1", CIPHERTEXT, tuple(SUMMARY_TEXTS)),  # exact duplicate
-            item_for_history("rs_2", "gAAAA-new", ()),  # same id, new ciphertext
-        ]}, items=[{"type": "message", "role": "assistant", "content": [
-            {"type": "output_text", "text": "not reasoning ✓"}]}]),
+        HistoryMessage(
+            role="user",
+            items=[{"type": "message", "role": "user", "content": "encrypted_content? ✓"}],
+        ),
+        HistoryMessage(
+            role="assistant",
+            channels={
+                REPLAY_CHANNEL: [
+                    item_for_history("rs_1", CIPHERTEXT, tuple(SUMMARY_TEXTS)),
+                    item_for_history("rs_2", CIPHERTEXT_2, ("",), ("c1 ü", 'c2 "q" \\ \n')),
+                    item_for_history("rs_1", CIPHERTEXT, tuple(SUMMARY_TEXTS)),  # exact duplicate
+                    item_for_history("rs_2", "gAAAA-new", ()),  # same id, new ciphertext
+                ]
+            },
+            items=[
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "not reasoning ✓"}],
+                }
+            ],
+        ),
     ]
 
 
 def utf8_lengths_in_serialized_request(request: dict[str, Any]) -> dict[str, int]:
     """Counters measured on the JSON text of the request, as it travels on the wire."""
     wire = json.loads(json.dumps(request, ensure_ascii=False).encode("utf-8"))
-    counters = dict.fromkeys(("items", "encrypted", "summary_parts", "summary_bytes",
-                              "content_parts", "content_bytes"), 0)
+    counters = dict.fromkeys(
+        ("items", "encrypted", "summary_parts", "summary_bytes", "content_parts", "content_bytes"),
+        0,
+    )
     for element in wire["input"]:
         if element.get("type") != "reasoning":
             continue
         counters["items"] += 1
         counters["encrypted"] += len(element["encrypted_content"].encode("utf-8"))
         counters["summary_parts"] += len(element["summary"])
-        counters["summary_bytes"] += sum(len(p["text"].encode("utf-8"))
-                                         for p in element["summary"])
+        counters["summary_bytes"] += sum(len(p["text"].encode("utf-8")) for p in element["summary"])
         counters["content_parts"] += len(element.get("content", []))
-        counters["content_bytes"] += sum(len(p["text"].encode("utf-8"))
-                                         for p in element.get("content", []))
+        counters["content_bytes"] += sum(
+            len(p["text"].encode("utf-8")) for p in element.get("content", [])
+        )
     return counters
 
 
@@ -407,8 +472,11 @@ def test_telemetry_of_an_empty_request_is_all_zero_with_version_one() -> None:
 def test_telemetry_counts_missing_or_non_string_values_as_zero() -> None:
     request_input = [
         {"type": "reasoning", "id": "rs_x", "encrypted_content": None, "summary": "x"},
-        {"type": "reasoning", "summary": [{"type": "summary_text", "text": 5}, "junk"],
-         "content": None},
+        {
+            "type": "reasoning",
+            "summary": [{"type": "summary_text", "text": 5}, "junk"],
+            "content": None,
+        },
         {"type": "message", "encrypted_content": "not a reasoning item"},
         "not an object",
     ]

@@ -101,9 +101,14 @@ def test_every_schema_id_is_under_the_namespace_and_matches_its_file_name(path: 
 
 def test_module_constants_name_the_schema_ids() -> None:
     assert SCHEMA_NAMESPACE == NAMESPACE
-    assert {ENVELOPE_SCHEMA_ID, ITEM_SCHEMA_ID, DIAGNOSTIC_VIEW_SCHEMA_ID,
-            TELEMETRY_SCHEMA_ID, CONFIGURATION_UPDATE_SCHEMA_ID,
-            CACHE_STATE_RECORD_SCHEMA_ID} == EXPECTED_IDS
+    assert {
+        ENVELOPE_SCHEMA_ID,
+        ITEM_SCHEMA_ID,
+        DIAGNOSTIC_VIEW_SCHEMA_ID,
+        TELEMETRY_SCHEMA_ID,
+        CONFIGURATION_UPDATE_SCHEMA_ID,
+        CACHE_STATE_RECORD_SCHEMA_ID,
+    } == EXPECTED_IDS
 
 
 @pytest.mark.usefixtures("no_network")
@@ -177,8 +182,14 @@ def test_envelope_schema_accepts_version_written_as_a_float() -> None:
 @pytest.mark.usefixtures("no_network")
 def test_item_schema_accepts_the_provider_input_of_a_captured_item() -> None:
     captured = canonicalize_completed_reasoning_output_item(
-        {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "c",
-         "content": [{"type": "reasoning_text", "text": "t"}], "status": None},
+        {
+            "type": "reasoning",
+            "id": "rs_1",
+            "summary": [],
+            "encrypted_content": "c",
+            "content": [{"type": "reasoning_text", "text": "t"}],
+            "status": None,
+        },
         source="response.completed",
     )
     assert captured.item is not None
@@ -192,11 +203,23 @@ def test_item_schema_accepts_the_provider_input_of_a_captured_item() -> None:
 @pytest.mark.parametrize(
     "item",
     [
-        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "é"}],
-         "encrypted_content": "c", "content": [{"type": "reasoning_text", "text": "x"}]},
+        {
+            "type": "reasoning",
+            "id": "rs_1",
+            "summary": [{"type": "summary_text", "text": "é"}],
+            "encrypted_content": "c",
+            "content": [{"type": "reasoning_text", "text": "x"}],
+        },
         {"type": "reasoning"},
-        {"type": "reasoning", "id": 3, "summary": {"a": 1}, "encrypted_content": ["x"],
-         "content": "nope", "status": "in_progress", "extra": None},
+        {
+            "type": "reasoning",
+            "id": 3,
+            "summary": {"a": 1},
+            "encrypted_content": ["x"],
+            "content": "nope",
+            "status": "in_progress",
+            "extra": None,
+        },
         {"type": "reasoning", "summary": [1, None, {"text": "abc"}], "content": []},
     ],
 )

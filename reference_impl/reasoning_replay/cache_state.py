@@ -56,12 +56,16 @@ def _read_compact_record(text: str) -> CacheStateRecord | None:
     return CacheStateRecord(record.model, record.key, record.effort)
 
 
-def read_cache_state(blocks: Sequence[object]) -> CacheStateRecord | Code | None:
-    """The record held by a message's cache-state channel; ``None`` when there is none.
+def read_cache_state(blocks: object = ()) -> CacheStateRecord | Code | None:
+    """The record held by an assistant message's cache-state channel; ``None`` when there is none
+    (the channel absent, passed as the default, or an empty array).
 
     ``Code.CACHE_STATE_INVALID`` for a channel that is not exactly one text block holding an
-    I-JSON object with exactly the three members of the right types (SPEC §9.1, F6).
+    I-JSON object with exactly the three members of the right types, a value that is not an
+    array included (SPEC §9.1, F6).
     """
+    if not isinstance(blocks, Sequence) or isinstance(blocks, str):
+        return Code.CACHE_STATE_INVALID
     if not blocks:
         return None
     block = blocks[0]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from .envelope import ReasoningReplayItem
+from .telemetry import utf8_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +22,8 @@ class DedupeIdentity:
 
 
 def ciphertext_sha256(encrypted_content: str) -> str:
-    return hashlib.sha256(encrypted_content.encode("utf-8")).hexdigest()
+    """Lowercase hex SHA-256 of the UTF-8 bytes, a lone surrogate hashed as U+FFFD (SPEC U1)."""
+    return hashlib.sha256(utf8_bytes(encrypted_content)).hexdigest()
 
 
 def reasoning_replay_dedupe_key(item: ReasoningReplayItem, provider: str) -> DedupeIdentity:

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .cache_state import CACHE_STATE_CHANNEL
 from .envelope import REPLAY_CHANNEL
 
 
@@ -19,15 +20,16 @@ class HistoryMessage:
     """One message of a history, as SPEC P2 describes it."""
 
     role: str
-    provider: str | None = None
-    channels: Mapping[str, Sequence[object]] = field(default_factory=dict)
+    provider: str | None = None  # None: no provider recorded (SPEC D1)
+    channels: Mapping[str, object] = field(default_factory=dict)  # name → blocks, as stored
     items: Sequence[Mapping[str, Any]] = ()
     response_id: str | None = None  # the provider's id of the response it came from (SPEC F9)
 
     @property
     def replay_blocks(self) -> Sequence[object]:
         """The blocks of the replay channel (SPEC ST1), in order; each should be a text block."""
-        return self.channels.get(REPLAY_CHANNEL, ())
+        blocks = self.channels.get(REPLAY_CHANNEL, ())
+        return blocks if isinstance(blocks, list | tuple) else ()
 
 
 class HistoryShapeError(Exception):
@@ -53,16 +55,16 @@ def history_from_json(history: object) -> tuple[HistoryMessage, ...]:
     for index, raw in enumerate(raw_messages):
         message = _mapping(raw, f"message {index}")
         role = message.get("role")
-        provider = message.get("provider")
+        recorded = message.get("provider")
+        # SPEC D1: only a non-empty string records a provider; any other value records none.
+        provider = recorded if isinstance(recorded, str) and recorded else None
         response_id = message.get("response_id")
-        if not isinstance(role, str) or not all(
-            value is None or isinstance(value, str) for value in (provider, response_id)
-        ):
-            raise HistoryShapeError(
-                f"message {index}: role must be a string, provider and response_id strings"
-            )
+        if not isinstance(role, str) or not (response_id is None or isinstance(response_id, str)):
+            raise HistoryShapeError(f"message {index}: role and response_id must be strings")
+        # SPEC F6: a cache-state channel that is not an array is a malformed record, not a
+        # malformed history; every other channel must be an array of blocks.
         channels = {
-            name: _list(blocks, f"message {index} channel {name}")
+            name: blocks if name == CACHE_STATE_CHANNEL else _list(blocks, f"channel {name}")
             for name, blocks in _mapping(message.get("channels", {}), "channels").items()
         }
         items = [

@@ -53,7 +53,8 @@ def text_length_exceeds_limit(text: str | bytes) -> bool:
 
 
 def nesting_depth_exceeds(text: str, limit: int = MAX_DEPTH) -> bool:
-    """Whether more than ``limit`` arrays/objects are open at one point, outside strings."""
+    """Whether more than ``limit`` arrays/objects are open at one point, outside strings: the
+    lexical depth SPEC E4.1 defines for every text, well-formed or not."""
     if text.count("[") + text.count("{") <= limit:  # cannot open more brackets than it has
         return False
     depth = 0

@@ -63,11 +63,17 @@ def configuration_update(effort: str) -> dict[str, Any]:
 
 def is_genuine_user_turn(message: HistoryMessage) -> bool:
     """SPEC §9.1: a user message with non-empty content that is not a tool-result continuation."""
-    if message.role != "user" or message.channels.get(STAGED_MEDIA_CHANNEL):
+    if message.role != "user" or _stages_media(message):
         return False
     if any(item.get("type") in TOOL_OUTPUT_TYPES for item in message.items):
         return False
     return any(_is_user_message_item(item) and _has_content(item) for item in message.items)
+
+
+def _stages_media(message: HistoryMessage) -> bool:
+    """SPEC §9.1: a staged tool-media channel counts only when it holds at least one block."""
+    channel = message.channels.get(STAGED_MEDIA_CHANNEL)
+    return isinstance(channel, list | tuple) and len(channel) > 0
 
 
 def _has_content(item: Mapping[str, Any]) -> bool:
@@ -92,7 +98,7 @@ def _records(
     diagnostics = []
     for index, message in enumerate(messages):
         if message.role != "assistant":
-            continue
+            continue  # SPEC F6: only assistant messages carry records; others are not read
         record = read_cache_state(message.channels.get(CACHE_STATE_CHANNEL, ()))
         if record is None:
             continue
@@ -197,20 +203,20 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
         reasoning = {"effort": baseline, **others}
         record = CacheStateRecord(model, key, final_effort)
     else:  # SPEC F10: the request-level effort changes normally, and no update is ever sent
-        if desired is not None:  # as given: no effort is checked for such a model
-            reasoning = {"effort": desired, **others}
-        else:
-            reasoning = others if isinstance(metadata_reasoning, Mapping) else None
+        # The effort as given (no effort is checked for such a model); a reasoning object with
+        # no member is omitted (SPEC F11, SHOULD).
+        reasoning = {"effort": desired, **others} if desired is not None else others or None
         record = CacheStateRecord(model, key, None)
 
     request: dict[str, Any] = {"model": model}
     if reasoning is not None:
         request["reasoning"] = reasoning
     request["prompt_cache_key"] = key
-    request.update(_input_for_transport(messages, by_message, settings.transport))
-    if settings.endpoint is Endpoint.COMPACT and any(
-        item.get("type") == "configuration_update" for item in request["input"]
-    ):
+    # SPEC F8: the standalone compact endpoint always receives a full replay.
+    compact = settings.endpoint is Endpoint.COMPACT
+    transport = PlanTransport.SSE if compact else settings.transport
+    request.update(_input_for_transport(messages, by_message, transport))
+    if compact and any(item.get("type") == "configuration_update" for item in request["input"]):
         return Code.PLAN_COMPACT_WITH_UPDATES
     # Stable: within a message, P2's diagnostics (already in block order) come first (F11).
     diagnostics = sorted((*replay.diagnostics, *record_diagnostics), key=lambda d: d.message_index)

@@ -33,6 +33,7 @@ from .expectations import (
     updated,
 )
 from .export_cli import add_export_parser, cmd_export
+from .governed import governed_reply
 from .implementation import Implementation
 from .inprocess import InProcessImplementation
 from .outcomes import Outcome, judge
@@ -461,7 +462,7 @@ def cmd_smoke(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 out.write(f"     try: {repro.request_command(case.id)}\n")
                 _write_stderr(out, ex.stderr or "")
                 continue
-            verdict = judge(case.expect, ex.reply)
+            verdict = judge(case.expect, governed_reply(case, ex.reply))
             if verdict.outcome is Outcome.ADAPTER_ERROR:
                 msg = verdict.detail.message if verdict.detail else ""
                 say(False, f"{case.operation}: {case.id}: {msg}")

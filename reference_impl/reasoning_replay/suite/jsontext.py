@@ -8,9 +8,12 @@ JSON and are refused in both directions.
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+from typing import Any, Final
 
 import msgspec
+
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 class JSONTextError(ValueError):
@@ -51,8 +54,6 @@ def dumps_str(value: Any) -> str:
 def dumps_pretty(value: Any) -> str:
     """Indented text for humans and committed files; keys keep their order."""
     text = json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: only escapes can carry them
-        text = json.dumps(value, ensure_ascii=True, indent=2, allow_nan=False)
-    return text
+    # Lone surrogates (vectors carry some, SPEC U1) can only be written as escapes; outside
+    # strings a JSON text has none, so escaping each one in place keeps every other character.
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

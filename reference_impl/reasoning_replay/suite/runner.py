@@ -20,6 +20,7 @@ from .expectations import (
     skip_verdict,
     stale_entries,
 )
+from .governed import governed_reply
 from .implementation import Implementation
 from .outcomes import UNEXPECTED, Detail, Outcome, Verdict, judge
 from .protocol import Failure, ImplementationInfo, Timeout
@@ -131,7 +132,7 @@ def run_cases(
                 result = CaseResult(case, seq, pre, 0.0, entry)
             else:
                 ex = next(exchanges)
-                verdict = apply(judge(case.expect, ex.reply), entry)
+                verdict = apply(judge(case.expect, governed_reply(case, ex.reply)), entry)
                 result = CaseResult(
                     case,
                     seq,

@@ -244,10 +244,21 @@ def load_suite(dirs: Sequence[Path]) -> Suite:
     return _parse_all(contents, problems, dirs)
 
 
+def _load_yaml(data: bytes) -> Any:
+    """libyaml refuses a ``\\udXXX`` escape of a lone surrogate, which vectors use to carry one
+    (SPEC U1); the pure-Python loader reads it, so a file libyaml refuses is read again by it."""
+    try:
+        return yaml.load(data, Loader=_Loader)
+    except yaml.YAMLError:
+        if _Loader is yaml.SafeLoader:
+            raise
+        return yaml.load(data, Loader=yaml.SafeLoader)
+
+
 def parse_vector_file(rel: str, data: bytes) -> tuple[list[Case], list[VectorProblem]]:
     """Cases of one file plus its problems; a case with schema errors is left out."""
     try:
-        doc = yaml.load(data, Loader=_Loader)
+        doc = _load_yaml(data)
     except yaml.YAMLError as exc:
         return [], [VectorProblem("yaml", rel, str(exc).replace("\n", " "))]
     bad = first_non_json(doc)

@@ -44,7 +44,7 @@ export function isJsonNumber(v) {
   return typeof v === 'number' || v instanceof JsonNumber;
 }
 
-// E4.1: MUST accept up to these; we refuse anything beyond (the MAY of E4.1).
+// E4.1: the fixed limits; a reader accepts up to these and refuses anything beyond.
 export const MAX_TEXT_BYTES = 16 * 1024 * 1024;
 export const MAX_DEPTH = 32;
 
@@ -52,7 +52,8 @@ const Q = 0x22; // "
 const BS = 0x5c; // \
 
 /**
- * Nesting depth counted lexically, outside string literals (E4.1). Works on malformed text too,
+ * Nesting depth as E4.1 defines it for every text: lexically, outside string literals, a closer
+ * with nothing open changing nothing. Works on malformed text too,
  * because the limit check precedes every other check (E6 step 1). `units` is a string (UTF-16
  * code units) or a byte array; the structural characters are ASCII in both, and in UTF-8 no byte
  * of a multi-byte sequence is below 0x80, so scanning raw bytes is exact.

@@ -42,8 +42,8 @@ function reject(code) {
 /** §9.1: a user message with user text, no tool results and no staged tool media. */
 export function isGenuineUserTurn(msg) {
   if (!isJsonObject(msg) || msg.role !== 'user') return false;
-  // Staged tool media: the channel with content in it (an empty channel is no channel, as in ST1).
-  if (isJsonObject(msg.channels) && hasContent(msg.channels[TOOL_MEDIA_CHANNEL])) return false;
+  // Staged tool media: the channel holding at least one block (an empty one stages nothing).
+  if (isJsonObject(msg.channels) && stagesMedia(msg.channels[TOOL_MEDIA_CHANNEL])) return false;
   const items = Array.isArray(msg.items) ? msg.items : [];
   let userText = false;
   for (const it of items) {
@@ -57,8 +57,8 @@ export function isGenuineUserTurn(msg) {
   return userText;
 }
 
-function hasContent(channel) {
-  return channel !== undefined && channel !== null && !(Array.isArray(channel) && channel.length === 0);
+function stagesMedia(channel) {
+  return Array.isArray(channel) && channel.length > 0;
 }
 
 /** F7: the message carries an own item of native compaction. */
@@ -195,9 +195,10 @@ export function plan(p) {
     own: own.filter((it) => !(isJsonObject(it) && it.type === 'configuration_update')),
   }));
 
-  // Continuation (F9): possible when the last assistant message carries its response id.
+  // Continuation (F9): possible when the last assistant message carries its response id. The
+  // standalone compact endpoint always receives a full replay (F8), whatever the transport.
   const responseId = lastAssistant >= 0 ? messages[lastAssistant].response_id : undefined;
-  const continuation = transport === 'websocket_continuation' && typeof responseId === 'string';
+  const continuation = transport === 'websocket_continuation' && endpoint === 'responses' && typeof responseId === 'string';
   const firstSent = continuation ? lastAssistant + 1 : 0;
 
   const input = [];
@@ -276,7 +277,7 @@ function requestReasoning(updateCapable, reasoning, effort) {
   if (reasoning === undefined) return effort === null ? undefined : { effort };
   const out = { ...reasoning, effort };
   if (effort === null) delete out.effort; // reasoning.effort: null asks for nothing (F8)
-  return out;
+  return Object.keys(out).length > 0 ? out : undefined; // F11: omit a reasoning with no member
 }
 
 /** F11: P2 diagnostics and record diagnostics in message order (a message's P2 ones first). */

@@ -52,8 +52,8 @@ export function buildSegments(history, target, options) {
       // P2: not read at all; every block is reported where it sits.
       blocks.forEach((_, bi) => report('replay_channel_misplaced', mi, bi));
     } else {
-      // D1: the provider recorded with the message, else the request's target.
-      const provider = typeof msg.provider === 'string' ? msg.provider : targetProvider;
+      // D1: the provider recorded with the message (a non-empty string), else the request's target.
+      const provider = typeof msg.provider === 'string' && msg.provider !== '' ? msg.provider : targetProvider;
       blocks.forEach((block, bi) => {
         if (!isJsonObject(block) || block.type !== 'text' || typeof block.text !== 'string') {
           report('block_not_text', mi, bi);

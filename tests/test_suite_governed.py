@@ -1,0 +1,79 @@
+"""The runner compares a plan's ``request.reasoning`` as SPEC F11 governs it (SPEC §13)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from reasoning_replay.suite.governed import governed_reply
+from reasoning_replay.suite.outcomes import Outcome, judge
+from reasoning_replay.suite.protocol import OutputReply, RejectReply
+from reasoning_replay.suite.vectors import Case, Expect
+
+
+def _plan_case(reasoning: dict[str, Any] | None, level: str = "MUST", op: str = "plan") -> Case:
+    request: dict[str, Any] = {"model": "m", "prompt_cache_key": "k", "input": []}
+    if reasoning is not None:
+        request["reasoning"] = reasoning
+    output = {"request": request, "record": {"model": "m", "key": "k", "effort": None}}
+    return Case("plan/x", "d", "F11", op, level, (), {}, Expect(output=output), "f.yaml")
+
+
+def _outcome(case: Case, reasoning: Any, *, absent: bool = False) -> Outcome:
+    request: dict[str, Any] = {"model": "m", "prompt_cache_key": "k", "input": []}
+    if not absent:
+        request["reasoning"] = reasoning
+    output = {"request": request, "record": {"model": "m", "key": "k", "effort": None}}
+    return judge(case.expect, governed_reply(case, OutputReply(output))).outcome
+
+
+def test_an_implementation_member_other_than_effort_passes() -> None:
+    case = _plan_case({"effort": "low"})
+    assert _outcome(case, {"effort": "low", "summary": "auto"}) is Outcome.PASS
+
+
+def test_a_wrong_effort_fails() -> None:
+    assert _outcome(_plan_case({"effort": "low"}), {"effort": "high"}) is Outcome.FAIL
+
+
+def test_a_missing_effort_fails() -> None:
+    assert _outcome(_plan_case({"effort": "low"}), {"summary": "auto"}) is Outcome.FAIL
+
+
+def test_an_effort_where_none_is_expected_fails() -> None:
+    assert _outcome(_plan_case(None), {"effort": "low"}) is Outcome.FAIL
+
+
+def test_a_caller_member_must_keep_its_value() -> None:
+    case = _plan_case({"effort": "low", "summary": "concise"})
+    assert _outcome(case, {"effort": "low", "summary": "auto"}) is Outcome.FAIL
+    assert _outcome(case, {"effort": "low"}) is Outcome.FAIL
+    assert _outcome(case, {"effort": "low", "summary": "concise", "x": 1}) is Outcome.PASS
+
+
+@pytest.mark.parametrize(("reasoning", "absent"), [({}, False), (None, True), ({"x": 1}, False)])
+def test_no_reasoning_expected_accepts_absent_empty_or_own_members(
+    reasoning: Any, absent: bool
+) -> None:
+    assert _outcome(_plan_case(None), reasoning, absent=absent) is Outcome.PASS
+
+
+def test_a_should_vector_fails_an_empty_reasoning_but_not_own_members() -> None:
+    case = _plan_case(None, level="SHOULD")
+    assert _outcome(case, {}) is Outcome.FAIL
+    assert _outcome(case, {"summary": "auto"}) is Outcome.PASS
+    assert _outcome(case, None, absent=True) is Outcome.PASS
+
+
+def test_a_reasoning_that_is_not_an_object_still_fails() -> None:
+    assert _outcome(_plan_case({"effort": "low"}), "low") is Outcome.FAIL
+
+
+def test_other_operations_compare_exactly() -> None:
+    case = _plan_case({"effort": "low"}, op="replay")
+    assert _outcome(case, {"effort": "low", "summary": "auto"}) is Outcome.FAIL
+
+
+def test_rejections_pass_through_unchanged() -> None:
+    reply = RejectReply("plan_effort_invalid")
+    assert governed_reply(_plan_case({"effort": "low"}), reply) is reply
