@@ -116,7 +116,7 @@ def test_the_checked_documents_include_the_protocol_and_an_expectations_file() -
         "as SPEC.md#F99 says",
         "by rule X9",
         "  spec: Q1",
-        "SPEC.md §16",
+        "SPEC.md §99",
         "see §9.7",
     ],
 )
