@@ -46,12 +46,19 @@ import yaml
 from reasoning_replay.schemas import BUNDLE_FILE_NAME, bundle_text, schema_documents
 from reasoning_replay.suite.vectors import BUNDLE_NAME, load_suite
 from reasoning_replay.suite.vectors import bundle_text as vectors_bundle_text
-from reasoning_replay.versions import NPM_PACKAGE_NAME, Versions, versions, versions_markdown
+from reasoning_replay.versions import (
+    NPM_PACKAGE_NAME,
+    Versions,
+    versions,
+    versions_markdown,
+    versions_text,
+)
 
 T = TypeVar("T")
 REPO: Final = Path(__file__).resolve().parents[1]
 JS_DIR: Final = REPO / "conformance" / "adapters" / "js"
 README_BLOCK: Final = re.compile(r"(<!-- versions:start -->\n)(.*?)(\n<!-- versions:end -->)", re.S)
+SYNC: Final = "python tools/release.py --sync"
 MANIFEST: Final = "manifest.json"
 SUMS: Final = "SHA256SUMS"
 STEP_TIMEOUT: Final = 600.0
@@ -82,7 +89,11 @@ class Generated:
 
     path: Path
     expected: str
-    how: str
+    how: str  # the command that writes it
+
+    @property
+    def ours(self) -> bool:
+        return self.how == SYNC
 
 
 def generated_files(table: Versions) -> list[Generated]:
@@ -93,14 +104,14 @@ def generated_files(table: Versions) -> list[Generated]:
         Generated(
             REPO / "schema" / BUNDLE_FILE_NAME,
             bundle_text(schema_documents()),
-            "python tools/release.py --sync",
+            SYNC,
         ),
         Generated(
             readme,
             README_BLOCK.sub(
                 lambda m: m.group(1) + versions_markdown(table) + m.group(3), text, count=1
             ),
-            "python tools/release.py --sync",
+            SYNC,
         ),
         Generated(
             REPO / "conformance" / BUNDLE_NAME, vectors_bundle_text(suite), "conformance bundle"
@@ -116,7 +127,7 @@ def sync(files: Sequence[Generated]) -> list[Path]:
     """Rewrites the stale files this tool generates (`conformance bundle` writes the vectors')."""
     written = []
     for g in stale(files):
-        if g.how.startswith("python tools/release.py"):
+        if g.ours:
             g.path.write_text(g.expected, encoding="utf-8")
             written.append(g.path)
     return written
@@ -297,10 +308,8 @@ def scratch_venv(scratch: Path, wheel: Path, *, deps_from_here: bool) -> Path:
 def check_wheel(venv: Path, table: Versions, scratch: Path) -> str:
     conformance = str(venv / "bin" / "conformance")
     version = run([conformance, "--version"], scratch, env=clean_env())
-    if f"{table.package} " not in version.splitlines()[0] + " ":
-        raise ReleaseError(
-            f"the installed wheel says {version.splitlines()[0]!r}, not {table.package}"
-        )
+    if not version.endswith(versions_text(table) + "\n"):
+        raise ReleaseError(f"the installed wheel's --version is not versions.json's:\n{version}")
     summary = run([conformance, "run", "--no-progress"], scratch, env=clean_env())
     return summary.strip().splitlines()[-1]
 
