@@ -59,6 +59,14 @@ test('envelope schema verdict equals reader verdict on JSON values (S2)', () => 
   assert.ok(accepted > 100, 'the sample exercises both verdicts');
 });
 
+test('the schema bundle alone, compiled by Ajv, gives the reader verdict too (S1)', () => {
+  const alone = new Ajv2020({ strict: false, allErrors: false }); // no other schema registered
+  const v = alone.compile(JSON.parse(readFileSync(SCHEMA_DIR + 'reasoning-replay.v1.bundle.json', 'utf8')));
+  for (const value of samples(2000)) {
+    assert.equal(v(value), envelopeValueCode(value) === null, JSON.stringify(value));
+  }
+});
+
 test('replay item schema accepts exactly the items the reader accepts', () => {
   const v = validate('reasoning-item.v1');
   for (const value of samples(2000)) {
