@@ -86,7 +86,8 @@ def test_registry_file_equals_the_spec_table_row_by_row() -> None:
     if not problems and registry_codes() != spec_codes:
         problems.append(f'order "codes" in {REGISTRY_FILE} as SPEC §12 does: {spec_codes}')
 
-    assert not problems, "\n".join(problems)
+    sync = f"(`python tools/release.py --sync` rewrites {REGISTRY_FILE} from SPEC §12)"
+    assert not problems, "\n".join([*problems, sync])
 
 
 def test_reference_code_enum_holds_exactly_the_registry() -> None:

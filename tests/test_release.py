@@ -100,3 +100,19 @@ def test_generated_files_are_current() -> None:
     assert [f"{g.path.relative_to(REPO)}: run `{g.how}`" for g in stale] == [], (
         "generated files are stale"
     )
+
+
+def test_the_code_registry_is_the_spec_table_with_the_files_severities() -> None:
+    release = release_module()
+    spec = (
+        "<!-- registry:start -->\n| code | rule | meaning |\n| --- | --- | --- |\n"
+        "| `new_code` | E1 | A new code. |\n| `kept_code` | H3 | Kept. |\n<!-- registry:end -->\n"
+    )
+    current = {"codes": [{"code": "kept_code", "severity": "warning"}, {"code": "gone_code"}]}
+
+    text = release.codes_registry_text(spec, current, release.versions())
+
+    assert json.loads(text)["codes"] == [
+        {"code": "new_code", "rule": "E1", "summary": "A new code."},
+        {"code": "kept_code", "rule": "H3", "severity": "warning", "summary": "Kept."},
+    ]

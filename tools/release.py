@@ -15,8 +15,9 @@ network refused, and the code registry validates against its schema.
 
 ``--deps-from-here`` gives the scratch virtualenv this interpreter's runtime dependencies instead
 of installing them from the package index (offline; the tests use it). Generated files: the schema
-bundle (from ``schema/*.schema.json``) and the README's version table (from versions.json);
-``conformance bundle`` writes the vectors bundle.
+bundle (from ``schema/*.schema.json``), the code registry (from SPEC §12's table; severities are
+kept from the file) and the README's version table (from versions.json); ``conformance bundle``
+writes the vectors bundle.
 
 Exit status: 0 every artifact built and checked; 1 a check failed; 2 usage error or a tool missing.
 """
@@ -34,16 +35,17 @@ import sys
 import tarfile
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 import jsonschema
 import msgspec
 import referencing
 import yaml
 from reasoning_replay.schemas import BUNDLE_FILE_NAME, bundle_text, schema_documents
+from reasoning_replay.suite.specdoc import parse_spec
 from reasoning_replay.suite.vectors import BUNDLE_NAME, load_suite
 from reasoning_replay.suite.vectors import bundle_text as vectors_bundle_text
 from reasoning_replay.versions import (
@@ -59,6 +61,8 @@ REPO: Final = Path(__file__).resolve().parents[1]
 JS_DIR: Final = REPO / "conformance" / "adapters" / "js"
 README_BLOCK: Final = re.compile(r"(<!-- versions:start -->\n)(.*?)(\n<!-- versions:end -->)", re.S)
 SYNC: Final = "python tools/release.py --sync"
+CODES_PATH: Final = REPO / "schema" / "diagnostic-codes.v1.json"
+CODES_REGISTRY_NAME: Final = "reasoning-replay diagnostic codes"
 MANIFEST: Final = "manifest.json"
 SUMS: Final = "SHA256SUMS"
 STEP_TIMEOUT: Final = 600.0
@@ -96,11 +100,35 @@ class Generated:
         return self.how == SYNC
 
 
+def codes_registry_text(spec: str, current: Mapping[str, Any], table: Versions) -> str:
+    """schema/diagnostic-codes.v1.json as SPEC §12 states the registry: code, rule and summary
+    from its table, in its order, one entry a line; a code keeps the severity (SPEC H3) the
+    current file gives it, since the table has no such column."""
+    severities = {e["code"]: e["severity"] for e in current.get("codes", ()) if "severity" in e}
+    entries = []
+    for row in parse_spec(spec).registry:
+        entry = {"code": row.code, "rule": row.anchor}
+        if row.code in severities:
+            entry["severity"] = severities[row.code]
+        entries.append(entry | {"summary": row.meaning})
+    header = {
+        "registry": CODES_REGISTRY_NAME,
+        "version": table.codes_registry,
+        "spec": "SPEC.md#codes",
+    }
+    lines = [f"  {json.dumps(name)}: {json.dumps(value)}," for name, value in header.items()]
+    rows = ",\n".join(f"    {json.dumps(entry, ensure_ascii=False)}" for entry in entries)
+    return "{\n" + "\n".join(lines) + '\n  "codes": [\n' + rows + "\n  ]\n}\n"
+
+
 def generated_files(table: Versions) -> list[Generated]:
     readme = REPO / "README.md"
     text = readme.read_text(encoding="utf-8")
     suite = load_suite([REPO / "conformance" / "vectors"])
+    spec = (REPO / "SPEC.md").read_text(encoding="utf-8")
+    codes = json.loads(CODES_PATH.read_text(encoding="utf-8"))
     return [
+        Generated(CODES_PATH, codes_registry_text(spec, codes, table), SYNC),
         Generated(
             REPO / "schema" / BUNDLE_FILE_NAME,
             bundle_text(schema_documents()),
@@ -235,7 +263,7 @@ def copy_data(out: Path) -> list[Artifact]:
     copies = [
         (REPO / "conformance" / BUNDLE_NAME, "vectors-bundle"),
         (REPO / "schema" / BUNDLE_FILE_NAME, "schema-bundle"),
-        (REPO / "schema" / "diagnostic-codes.v1.json", "code-registry"),
+        (CODES_PATH, "code-registry"),
         (REPO / "schema" / "diagnostic-codes.v1.schema.json", "code-registry-schema"),
         (REPO / "versions.json", "versions"),
     ]
