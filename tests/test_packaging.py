@@ -156,10 +156,7 @@ def test_installed_wheel_finds_its_data_inside_site_packages(tmp_path: Path) -> 
     assert actual["data_root"].startswith(venv_root + os.sep)
     assert not actual["package"].startswith(repo_root + os.sep)
     assert not actual["data_root"].startswith(repo_root + os.sep)
-    assert (
-        actual["envelope_id"]
-        == "https://reasoning-replay.dev/schema/reasoning-replay.v1.schema.json"
-    )
+    assert actual["envelope_id"] == "urn:reasoning-replay:schema:reasoning-replay.v1"
     assert actual["envelope_id"] in actual["ids"]
     assert len(actual["ids"]) == len(list((REPO / "schema").glob("*.schema.json")))
     assert actual["same_document"] is True

@@ -8,7 +8,6 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -22,6 +21,7 @@ from reasoning_replay import (
 from reasoning_replay.schemas import (
     CACHE_STATE_RECORD_SCHEMA_ID,
     CONFIGURATION_UPDATE_SCHEMA_ID,
+    DIAGNOSTIC_CODES_SCHEMA_ID,
     DIAGNOSTIC_VIEW_SCHEMA_ID,
     ENVELOPE_SCHEMA_ID,
     ITEM_SCHEMA_ID,
@@ -32,7 +32,7 @@ from reasoning_replay.schemas import (
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA_DIR = REPO / "schema"
 SCHEMA_FILES = sorted(SCHEMA_DIR.glob("*.schema.json"))
-NAMESPACE = "https://reasoning-replay.dev/schema/"
+NAMESPACE = "urn:reasoning-replay:schema:"
 
 GOLDEN_TEXT = (
     '{"schema":"fast-agent.openai-responses.reasoning-replay","version":1,"item":{"type":'
@@ -40,12 +40,13 @@ GOLDEN_TEXT = (
     '"encrypted_content":"c"}}'
 )
 EXPECTED_IDS = {
-    NAMESPACE + "reasoning-replay.v1.schema.json",
-    NAMESPACE + "reasoning-item.v1.schema.json",
-    NAMESPACE + "reasoning-diagnostic-view.v1.schema.json",
-    NAMESPACE + "replay-telemetry.v1.schema.json",
-    NAMESPACE + "configuration-update.v1.schema.json",
-    NAMESPACE + "cache-state-record.v1.schema.json",
+    NAMESPACE + "reasoning-replay.v1",
+    NAMESPACE + "reasoning-item.v1",
+    NAMESPACE + "reasoning-diagnostic-view.v1",
+    NAMESPACE + "replay-telemetry.v1",
+    NAMESPACE + "configuration-update.v1",
+    NAMESPACE + "cache-state-record.v1",
+    NAMESPACE + "diagnostic-codes.v1",
 }
 
 
@@ -96,7 +97,7 @@ def test_every_schema_id_is_under_the_namespace_and_matches_its_file_name(path: 
     actual = load(path)["$id"]
 
     assert actual.startswith(NAMESPACE)
-    assert actual == NAMESPACE + path.name
+    assert actual == NAMESPACE + path.name.removesuffix(".schema.json")
 
 
 def test_module_constants_name_the_schema_ids() -> None:
@@ -108,6 +109,7 @@ def test_module_constants_name_the_schema_ids() -> None:
         TELEMETRY_SCHEMA_ID,
         CONFIGURATION_UPDATE_SCHEMA_ID,
         CACHE_STATE_RECORD_SCHEMA_ID,
+        DIAGNOSTIC_CODES_SCHEMA_ID,
     } == EXPECTED_IDS
 
 
@@ -132,12 +134,20 @@ def test_registry_resolves_every_ref_offline(path: Path) -> None:
         assert isinstance(resolved.contents, dict)
 
 
-def test_envelope_schema_reference_resolves_to_the_item_schema_id() -> None:
+def test_envelope_schema_refers_to_the_item_schema_by_its_id() -> None:
     envelope = load(SCHEMA_DIR / "reasoning-replay.v1.schema.json")
-    refs = list(refs_in(envelope))
 
-    assert [urljoin(envelope["$id"], ref) for ref in refs] == [ITEM_SCHEMA_ID]
-    assert all(not ref.startswith("https:") for ref in refs)  # relative: file tools resolve it
+    assert list(refs_in(envelope)) == [ITEM_SCHEMA_ID]
+
+
+@pytest.mark.parametrize("path", SCHEMA_FILES, ids=lambda p: p.name)
+def test_every_reference_is_local_or_an_absolute_id_that_invites_no_fetch(path: Path) -> None:
+    # SPEC S1: a URN cannot be a base for relative references, so a reference between
+    # documents names the other document's $id whole.
+    ids = {load(other)["$id"] for other in SCHEMA_FILES}
+
+    for ref in refs_in(load(path)):
+        assert ref.startswith("#") or ref.partition("#")[0] in ids, ref
 
 
 @pytest.mark.usefixtures("no_network")

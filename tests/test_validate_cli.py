@@ -150,7 +150,7 @@ def test_json_lines_validate_against_the_schema(tree: Path, capsys: Any) -> None
     lines = json_lines(out)
     for line in lines:
         assert not list(validator.iter_errors(line)), line
-    assert FINDING_SCHEMA["$id"].startswith("https://reasoning-replay.dev/schema/conformance/")
+    assert FINDING_SCHEMA["$id"] == "urn:reasoning-replay:conformance:validate-finding"
     summary = lines[-1]
     assert summary["type"] == "summary" and summary["exit_status"] == status == 1
     assert [ln["type"] for ln in lines].count("file") == summary["files"] == 5

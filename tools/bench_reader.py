@@ -84,7 +84,7 @@ try:
 except ImportError:  # optional: its row is skipped
     jsonschema_rs = None  # type: ignore[assignment]
 
-SCHEMA_ID: Final = "https://reasoning-replay.dev/schema/reasoning-replay.v1.schema.json"
+SCHEMA_ID: Final = "urn:reasoning-replay:schema:reasoning-replay.v1"
 GOAL_VS_JSON_LOADS: Final = 1.5
 GOAL_VS_JSONSCHEMA: Final = 25.0
 

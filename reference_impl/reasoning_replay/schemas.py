@@ -13,13 +13,18 @@ from referencing.jsonschema import DRAFT202012
 
 from .resources import data_path
 
-SCHEMA_NAMESPACE: Final = "https://reasoning-replay.dev/schema/"  # SPEC S1
-ENVELOPE_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "reasoning-replay.v1.schema.json"
-ITEM_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "reasoning-item.v1.schema.json"
-DIAGNOSTIC_VIEW_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "reasoning-diagnostic-view.v1.schema.json"
-TELEMETRY_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "replay-telemetry.v1.schema.json"
-CONFIGURATION_UPDATE_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "configuration-update.v1.schema.json"
-CACHE_STATE_RECORD_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "cache-state-record.v1.schema.json"
+# SPEC S1: names, not locations; nothing is ever fetched
+SCHEMA_NAMESPACE: Final = "urn:reasoning-replay:schema:"
+ENVELOPE_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "reasoning-replay.v1"
+ITEM_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "reasoning-item.v1"
+DIAGNOSTIC_VIEW_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "reasoning-diagnostic-view.v1"
+TELEMETRY_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "replay-telemetry.v1"
+CONFIGURATION_UPDATE_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "configuration-update.v1"
+CACHE_STATE_RECORD_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "cache-state-record.v1"
+DIAGNOSTIC_CODES_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "diagnostic-codes.v1"
+BUNDLE_SCHEMA_ID: Final = SCHEMA_NAMESPACE + "reasoning-replay.v1.bundle"
+BUNDLE_FILE_NAME: Final = "reasoning-replay.v1.bundle.json"
+DRAFT_2020_12: Final = "https://json-schema.org/draft/2020-12/schema"
 
 
 @cache
@@ -40,6 +45,33 @@ def schema_registry() -> Registry[Any]:
         for schema_id, document in schema_documents().items()
     ]
     return Registry().with_resources(resources).crawl()
+
+
+def bundle_document(documents: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """SPEC S1: one compound document (JSON Schema 2020-12 §9.3) embedding every document
+    unchanged under ``$defs``, keyed by its ``$id`` after the namespace; its root validates an
+    envelope."""
+    embedded = {
+        schema_id.removeprefix(SCHEMA_NAMESPACE): dict(document)
+        for schema_id, document in sorted(documents.items())
+    }
+    return {
+        "$schema": DRAFT_2020_12,
+        "$id": BUNDLE_SCHEMA_ID,
+        "title": "Reasoning-replay schemas, version 1, in one document",
+        "description": (
+            "Every schema of schema/ embedded under $defs with its own $id (SPEC.md S1); the root "
+            "validates an envelope. Generated from schema/*.schema.json by tools/release.py: "
+            "do not edit."
+        ),
+        "$ref": ENVELOPE_SCHEMA_ID,
+        "$defs": embedded,
+    }
+
+
+def bundle_text(documents: Mapping[str, Mapping[str, Any]]) -> str:
+    """The bundle file's exact text: two-space indented JSON, UTF-8 as is, one final newline."""
+    return json.dumps(bundle_document(documents), indent=2, ensure_ascii=False) + "\n"
 
 
 def validator_for(schema_id: str) -> Draft202012Validator:

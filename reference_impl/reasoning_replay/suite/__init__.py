@@ -8,11 +8,34 @@ each implementation's handshake, and outputs are compared as plain JSON values.
 from __future__ import annotations
 
 from importlib import metadata
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .cases import PROFILES, assert_case, pytest_cases, vector_cases
 
 RUNNER_NAME = "reasoning-replay-conformance"
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 1  # versions.json states it; tests/test_versions.py keeps the two equal
 
-__all__ = ["PROTOCOL_VERSION", "RUNNER_NAME", "runner_version"]
+__all__ = [
+    "PROFILES",
+    "PROTOCOL_VERSION",
+    "RUNNER_NAME",
+    "assert_case",
+    "pytest_cases",
+    "runner_version",
+    "vector_cases",
+]
+_FROM_CASES = frozenset(("PROFILES", "assert_case", "pytest_cases", "vector_cases"))
+
+
+def __getattr__(name: str) -> Any:
+    # The vectors API for third-party test suites (cases.py) loads only when asked for: the
+    # runner and adapters import this package and need none of it.
+    if name in _FROM_CASES:
+        from . import cases  # noqa: PLC0415
+
+        return getattr(cases, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def runner_version() -> str:

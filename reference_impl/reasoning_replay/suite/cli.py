@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from reasoning_replay.resources import data_path
+from reasoning_replay.versions import versions, versions_text
 
 from . import PROTOCOL_VERSION, protocol, runner_version, scan_cli, validate_cli
 from .adapter_process import (
@@ -118,6 +119,18 @@ def _add_impl_options(p: argparse.ArgumentParser, *, required: bool = False) -> 
     )
 
 
+class _VersionAction(argparse.Action):
+    """Prints the version table as is: argparse's own version action would reflow its lines."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> None:
+        header = f"{parser.prog} {runner_version()} (protocol {PROTOCOL_VERSION})"
+        print(f"{header}\n{versions_text(versions())}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="conformance",
@@ -125,8 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--version",
-        action="version",
-        version=f"%(prog)s {runner_version()} (protocol {PROTOCOL_VERSION})",
+        action=_VersionAction,
+        help="show every version line (versions.json) and exit",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 

@@ -51,6 +51,7 @@ from reasoning_replay.validation import (
     session_providers,
     validate_history,
 )
+from reasoning_replay.versions import versions
 
 from . import runner_version
 from .specdoc import parse_spec
@@ -679,7 +680,7 @@ class SarifWriter:
                         "driver": {
                             "name": "reasoning-replay validate",
                             "version": runner_version(),
-                            "informationUri": "https://reasoning-replay.dev/",
+                            "informationUri": versions().public_url,
                             "rules": rules,
                         }
                     },

@@ -2,6 +2,7 @@
 //
 // All per-case work is a synchronous function call; the only per-line costs are one parse and one
 // serialize, so the persistent loop is limited by the pipe, not by setup.
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseText, stringify, isJsonObject, decodeUtf8Strict, JsonTextError } from './jsontext.js';
 import { ReplayError } from './codes.js';
@@ -16,9 +17,12 @@ import { exportHistory, EXPORT_MODES } from './export.js';
 
 export const PROTOCOL_VERSION = 1;
 
+// The package's own version (package.json, which versions.json at the repository root pins).
+const PACKAGE_VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
 export const IMPLEMENTATION = Object.freeze({
   name: 'reasoning-replay-js',
-  version: '0.1.0',
+  version: PACKAGE_VERSION,
   language: 'javascript',
   homepage: 'conformance/adapters/js',
   operations: ['read', 'capture', 'replay', 'dedupe', 'redact', 'telemetry', 'plan', 'export'],

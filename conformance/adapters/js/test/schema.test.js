@@ -11,7 +11,7 @@ import { telemetryCounters } from '../lib/telemetry.js';
 import { SCHEMA, item, envelope } from './helpers.js';
 
 const SCHEMA_DIR = fileURLToPath(new URL('../../../../schema/', import.meta.url));
-const NS = 'https://reasoning-replay.dev/schema/';
+const NS = 'urn:reasoning-replay:schema:';
 
 const ajv = new Ajv2020({ strict: false, allErrors: false });
 for (const f of readdirSync(SCHEMA_DIR).filter((n) => n.endsWith('.schema.json'))) {
@@ -48,7 +48,7 @@ function* samples(n) {
 }
 
 test('envelope schema verdict equals reader verdict on JSON values (S2)', () => {
-  const v = validate('reasoning-replay.v1.schema.json');
+  const v = validate('reasoning-replay.v1');
   assert.ok(v);
   let accepted = 0;
   for (const value of samples(5000)) {
@@ -59,8 +59,16 @@ test('envelope schema verdict equals reader verdict on JSON values (S2)', () => 
   assert.ok(accepted > 100, 'the sample exercises both verdicts');
 });
 
+test('the schema bundle alone, compiled by Ajv, gives the reader verdict too (S1)', () => {
+  const alone = new Ajv2020({ strict: false, allErrors: false }); // no other schema registered
+  const v = alone.compile(JSON.parse(readFileSync(SCHEMA_DIR + 'reasoning-replay.v1.bundle.json', 'utf8')));
+  for (const value of samples(2000)) {
+    assert.equal(v(value), envelopeValueCode(value) === null, JSON.stringify(value));
+  }
+});
+
 test('replay item schema accepts exactly the items the reader accepts', () => {
-  const v = validate('reasoning-item.v1.schema.json');
+  const v = validate('reasoning-item.v1');
   for (const value of samples(2000)) {
     if (!value || typeof value !== 'object' || !Object.hasOwn(value, 'item')) continue;
     const it = value.item;
@@ -69,8 +77,8 @@ test('replay item schema accepts exactly the items the reader accepts', () => {
 });
 
 test('diagnostic views and telemetry counters validate against their schemas', () => {
-  const view = validate('reasoning-diagnostic-view.v1.schema.json');
-  const tel = validate('replay-telemetry.v1.schema.json');
+  const view = validate('reasoning-diagnostic-view.v1');
+  const tel = validate('replay-telemetry.v1');
   const inputs = [];
   for (const value of samples(1000)) {
     const it = value?.item;

@@ -1,0 +1,45 @@
+// TypeScript declarations of the node:test helper (lib/node-test.js).
+import type { DiagnosticCode } from './index.js';
+
+export type Level = 'MUST' | 'SHOULD' | 'MAY';
+export type Profile = 'record' | 'configuration-update-ordering' | 'stored-history';
+
+/** One case of conformance/vectors.bundle.json. */
+export interface VectorCase {
+  id: string;
+  aliases?: string[];
+  description: string;
+  /** The SPEC.md anchor of the rule the case tests. */
+  spec: string;
+  operation: string;
+  level: Level;
+  tags: string[];
+  input: { [member: string]: unknown };
+  expect: { output: { [member: string]: unknown } } | { reject: { code: DiagnosticCode } };
+  comment?: string;
+  file: string;
+}
+
+export interface VectorsBundle {
+  format: number;
+  suite_version: string;
+  sha256: string;
+  cases: VectorCase[];
+}
+
+export declare const PROFILES: Readonly<Record<Profile, readonly string[]>>;
+export declare const LEVELS: readonly Level[];
+export declare function defaultBundlePath(): string;
+export declare function loadBundle(path?: string): VectorsBundle;
+/** The cases of one or more operations, or of a profile's operations, at the given levels. */
+export declare function casesFor(selection?: {
+  operation?: string | readonly string[];
+  profile?: Profile;
+  levels?: readonly Level[];
+  bundle?: VectorsBundle;
+}): VectorCase[];
+/**
+ * Throws an AssertionError unless `result` ({output} or {reject: {code}}, as runCase returns
+ * them) is what the case expects.
+ */
+export declare function checkCase(testCase: VectorCase, result: unknown): void;

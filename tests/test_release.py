@@ -1,0 +1,118 @@
+"""tools/release.py: every artifact is built and checked where a user would use it (the wheel in a
+scratch virtualenv, the npm tarball in a scratch project), and the manifest's digests are the
+files'. The whole release runs here (under a minute on 2 cores), dependencies from this
+interpreter so that it needs no network."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+TOOLS_DIR = REPO / "tools"
+KINDS = {
+    "python-sdist",
+    "python-wheel",
+    "npm-package",
+    "vectors-bundle",
+    "schema-bundle",
+    "code-registry",
+    "code-registry-schema",
+    "versions",
+}
+
+
+def release_module() -> ModuleType:
+    if str(TOOLS_DIR) not in sys.path:
+        sys.path.insert(0, str(TOOLS_DIR))
+    return importlib.import_module("release")
+
+
+def test_release_builds_checks_and_lists_every_artifact_with_its_digest(tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+
+    completed = subprocess.run(
+        [sys.executable, str(TOOLS_DIR / "release.py"), "--out", str(out), "--deps-from-here"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+    )
+
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert completed.stdout.count(", 0 unexpected") == 2  # the wheel's run and the npm package's
+    manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+    assert {entry["kind"] for entry in manifest["artifacts"]} == KINDS
+    assert manifest["versions"] == json.loads((REPO / "versions.json").read_text("utf-8"))
+    sums = []
+    for entry in manifest["artifacts"]:
+        data = (out / entry["file"]).read_bytes()
+        assert entry["sha256"] == hashlib.sha256(data).hexdigest()
+        assert entry["bytes"] == len(data)
+        sums.append(f"{entry['sha256']}  {entry['file']}\n")
+    assert (out / "SHA256SUMS").read_text("utf-8") == "".join(sums)
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [*(e["file"] for e in manifest["artifacts"]), "manifest.json", "SHA256SUMS"]
+    )
+    # the npm pack step leaves nothing behind in the repository
+    assert not (REPO / "conformance/adapters/js/vectors.bundle.json").exists()
+    assert not (REPO / "conformance/adapters/js/LICENSE").exists()
+
+
+def test_output_directory_with_files_of_no_release_is_refused_and_left_alone(
+    tmp_path: Path,
+) -> None:
+    release = release_module()
+    stray = tmp_path / "notes.txt"
+    stray.write_text("mine", encoding="utf-8")
+
+    with pytest.raises(release.ReleaseError, match=r"notes\.txt.*--out"):
+        release.prepare_out(tmp_path)
+
+    assert stray.read_text(encoding="utf-8") == "mine"
+
+
+def test_a_previous_releases_files_are_removed_before_a_new_build(tmp_path: Path) -> None:
+    release = release_module()
+    for name in ("old.whl", "manifest.json", "SHA256SUMS"):
+        (tmp_path / name).write_text("x", encoding="utf-8")
+    manifest = {"versions": {}, "artifacts": [{"file": "old.whl"}]}
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+    release.prepare_out(tmp_path)
+
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_generated_files_are_current() -> None:
+    release = release_module()
+
+    stale = release.stale(release.generated_files(release.versions()))
+
+    assert [f"{g.path.relative_to(REPO)}: run `{g.how}`" for g in stale] == [], (
+        "generated files are stale"
+    )
+
+
+def test_the_code_registry_is_the_spec_table_with_the_files_severities() -> None:
+    release = release_module()
+    spec = (
+        "<!-- registry:start -->\n| code | rule | meaning |\n| --- | --- | --- |\n"
+        "| `new_code` | E1 | A new code. |\n| `kept_code` | H3 | Kept. |\n<!-- registry:end -->\n"
+    )
+    current = {"codes": [{"code": "kept_code", "severity": "warning"}, {"code": "gone_code"}]}
+
+    text = release.codes_registry_text(spec, current, release.versions())
+
+    assert json.loads(text)["codes"] == [
+        {"code": "new_code", "rule": "E1", "summary": "A new code."},
+        {"code": "kept_code", "rule": "H3", "severity": "warning", "summary": "Kept."},
+    ]
