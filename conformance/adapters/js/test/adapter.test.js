@@ -104,21 +104,18 @@ test('EOF without stop exits 0', async () => {
   assert.equal(lines.length, 1);
 });
 
-test('throughput: well over 5,000 cases/s through the persistent protocol', async () => {
+test('20,000 pipelined cases through the persistent protocol are all answered, in order', async () => {
+  // Throughput is measured by tools/bench_suite.py, never asserted here (a shared machine is noisy).
   const N = 20000;
   const reqs = [{ cmd: 'start', protocol: 1 }];
   for (let i = 0; i < N; i++) {
     reqs.push(i % 2 ? run(i, 'read', { text: GOLDEN }) : run(i, 'capture', { source: 'response.completed', output_item: { type: 'reasoning', id: `rs_${i}`, summary: [], encrypted_content: 'c'.repeat(200) } }));
   }
   reqs.push({ cmd: 'stop' });
-  const t0 = process.hrtime.bigint();
   const { code, lines } = await runAdapter(reqs);
-  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
   assert.equal(code, 0);
   assert.equal(lines.length, N + 1);
-  assert.equal(JSON.parse(lines.at(-1)).seq, N - 1);
-  const rate = N / secs;
-  assert.ok(rate > 5000, `only ${Math.round(rate)} cases/s`);
+  assert.deepEqual(lines.slice(1).map((l) => JSON.parse(l).seq), [...Array(N).keys()]);
 });
 
 test('byte members: strict base64, never both X and X_base64', () => {
