@@ -77,6 +77,23 @@ def test_tool_exits_1_and_names_a_survivor(
     assert "score: 1/2 mutants killed by MUST vectors" in out
 
 
+def test_a_mutant_that_makes_the_reference_raise_is_an_error_not_a_kill(
+    tool: ModuleType, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(p: Any) -> None:
+        def wrapper(data: Any, call: Any) -> Any:
+            raise RuntimeError("mutant bug")
+
+        p.wrap("telemetry", wrapper)
+
+    crashing = tool.Mutant("crashing", "T1", "raises on every telemetry request", broken)
+    monkeypatch.setattr(tool, "CATALOGUE", [*tool.CATALOGUE, crashing])
+    outcome = tool.run_mutant("crashing")
+    assert outcome.killed_by == () and outcome.error.startswith("raised on ")
+    assert tool.main(["-k", "crashing", "--jobs", "1"]) == 1
+    assert "ERROR crashing: raised on" in capsys.readouterr().out
+
+
 def test_an_allowed_reading_that_a_vector_kills_is_a_stale_entry(
     tool: ModuleType, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -57,6 +57,7 @@ from reasoning_replay.diagnostics import Code
 from reasoning_replay.envelope import ReasoningReplayItem
 from reasoning_replay.operations import OperationResult
 from reasoning_replay.suite.inprocess import InProcessImplementation
+from reasoning_replay.suite.outcomes import Outcome as CaseOutcome
 from reasoning_replay.suite.profiles import Profile
 from reasoning_replay.suite.runner import run_cases
 from reasoning_replay.suite.vectors import Suite, load_suite
@@ -138,15 +139,16 @@ class Mutant:
     rule: str  # the SPEC anchor whose other reading it is
     reading: str
     apply: Apply
+    raises: bool = False  # the reading is to raise: an error reply is its verdict
 
 
 CATALOGUE: list[Mutant] = []
 
 
-def mutant(rule: str, reading: str) -> Callable[[Apply], Apply]:
+def mutant(rule: str, reading: str, *, raises: bool = False) -> Callable[[Apply], Apply]:
     def register(apply: Apply) -> Apply:
         name = apply.__name__.removeprefix("m_").replace("_", "-")
-        CATALOGUE.append(Mutant(name, rule, reading, apply))
+        CATALOGUE.append(Mutant(name, rule, reading, apply, raises))
         return apply
 
     return register
@@ -214,7 +216,9 @@ def _item_checker(transform: Callable[[object], object | Code]) -> Callable[[Pat
 
 
 def _record_of(message: history.HistoryMessage) -> cache_state.CacheStateRecord | Code | None:
-    return _record_of(message)
+    """The record of a message's cache-state channel, as the reference reads it."""
+    channel = message.channels.get(cache_state.CACHE_STATE_CHANNEL, ())
+    return cache_state.read_cache_state(channel)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -602,7 +606,11 @@ def m_size_in_characters(p: Patcher) -> None:
     )
 
 
-@mutant("E4-total", "a reader gives up (raises) on a text nested deeper than it can recurse")
+@mutant(
+    "E4-total",
+    "a reader gives up (raises) on a text nested deeper than it can recurse",
+    raises=True,
+)
 def m_deep_text_raises(p: Patcher) -> None:
     original = _statement_reader
 
@@ -669,7 +677,17 @@ def _provider_item(transform: Callable[[dict[str, Any]], dict[str, Any]]) -> App
         def mutated(self: ReasoningReplayItem) -> dict[str, Any]:
             return transform(original(self))
 
+        def stored(self: ReasoningReplayItem) -> dict[str, Any]:
+            # what capture stores stays as it was: only what is sent to the provider changes
+            item = original(self)
+            return {
+                "schema": envelope.SCHEMA_NAME,
+                "version": envelope.SCHEMA_VERSION,
+                "item": item,
+            }
+
         p.set(ReasoningReplayItem, "to_provider_input", mutated)
+        p.set(ReasoningReplayItem, "to_envelope", stored)
 
     return apply
 
@@ -1489,7 +1507,14 @@ def m_update_at_tool_continuations(p: Patcher) -> None:
             return True
         return original(message)
 
+    user_item = planner._is_user_message_item
     p.everywhere(original, mutated)
+    # the update then goes before the continuation's first tool output
+    p.set(
+        planner,
+        "_is_user_message_item",
+        lambda item: item.get("type") in planner.TOOL_OUTPUT_TYPES or user_item(item),
+    )
 
 
 @mutant("F4", "a user message with staged media is a genuine turn")
@@ -1634,7 +1659,14 @@ def m_effort_unchecked(p: Patcher) -> None:
 
     def mutated(model: Any, effort: Any, key: Any, metadata: Any, capable: Any) -> Code | None:
         code = original(model, effort, key, metadata, capable)
-        return None if code is Code.PLAN_EFFORT_INVALID else code
+        reasoning = metadata.get("reasoning")
+        if (
+            code is Code.PLAN_EFFORT_INVALID
+            and isinstance(overrides.desired_effort(effort, metadata), str)
+            and (reasoning is None or isinstance(reasoning, Mapping))
+        ):
+            return None  # a string effort is sent as it is
+        return code
 
     p.everywhere(original, mutated)
 
@@ -1706,17 +1738,18 @@ def m_websocket_first_assistant(p: Patcher) -> None:
 
 @mutant("F10", "a model that is not update-capable gets updates too")
 def m_updates_for_every_model(p: Patcher) -> None:
-    original = overrides.is_update_capable
+    original_plan = planner.plan_request
 
-    def mutated(model: object, capable: Any) -> bool:
-        return True
+    def plan(messages: Any, settings: Any) -> Any:
+        model = overrides.requested_model(settings.model, settings.metadata)
+        desired = overrides.desired_effort(settings.desired_effort, settings.metadata)
+        if isinstance(model, str) and desired in ALLOWED_EFFORTS:
+            settings = dataclasses.replace(
+                settings, update_capable=settings.update_capable | {model}
+            )
+        return original_plan(messages, settings)
 
-    p.everywhere(original, mutated)
-    p.set(
-        planner,
-        "effort_allowed",
-        lambda effort, capable: effort is None or effort in ALLOWED_EFFORTS,
-    )
+    p.everywhere(original_plan, plan)
 
 
 @mutant("F10", "a model that is not update-capable records its effort")
@@ -2037,6 +2070,225 @@ def m_baseline_any_model(p: Patcher) -> None:
     p.everywhere(original_plan, plan)
 
 
+def _canonical_then(change: Callable[[str], str]) -> Apply:
+    def apply(p: Patcher) -> None:
+        original = writer.canonical_json
+        p.set(writer, "canonical_json", lambda value: change(original(value)))
+
+    return apply
+
+
+@mutant("C3", "a solidus is escaped as \\/")
+def m_solidus_escaped(p: Patcher) -> None:
+    _canonical_then(lambda text: text.replace("/", "\\/"))(p)
+
+
+@mutant("C3", "DEL (U+007F) is escaped as \\u007f")
+def m_del_escaped(p: Patcher) -> None:
+    _canonical_then(lambda text: text.replace("\x7f", "\\u007f"))(p)
+
+
+@mutant("C3", "control characters are escaped with upper-case hex digits")
+def m_upper_hex_escapes(p: Patcher) -> None:
+    _canonical_then(
+        lambda text: re.sub(r"\\u00([0-9a-f]{2})", lambda m: "\\u00" + m[1].upper(), text)
+    )(p)
+
+
+@mutant("C3", "U+2028 and U+2029 are escaped, as JavaScript source needs")
+def m_line_separators_escaped(p: Patcher) -> None:
+    _canonical_then(lambda text: text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))(p)
+
+
+@mutant("C3", "the short escapes \\b and \\f are written as \\u0008 and \\u000c")
+def m_no_short_escapes(p: Patcher) -> None:
+    _canonical_then(lambda text: text.replace("\\b", "\\u0008").replace("\\f", "\\u000c"))(p)
+
+
+@mutant("C3", "the text is normalised to NFC")
+def m_nfc_normalised(p: Patcher) -> None:
+    import unicodedata  # noqa: PLC0415
+
+    def nfc(value: object) -> object:
+        if isinstance(value, str):
+            return unicodedata.normalize("NFC", value)
+        if isinstance(value, list):
+            return [nfc(v) for v in value]
+        if isinstance(value, dict):
+            return {k: nfc(v) for k, v in value.items()}
+        return value
+
+    p.wrap(
+        "capture", lambda data, call: call({**data, "output_item": nfc(data.get("output_item"))})
+    )
+
+
+@mutant("F4", "a custom tool output is not a tool-result continuation")
+def m_custom_tool_output_genuine(p: Patcher) -> None:
+    p.set(planner, "TOOL_OUTPUT_TYPES", frozenset(("function_call_output",)))
+
+
+@mutant("F8", "a model in metadata does not override the configured model")
+def m_model_override_ignored(p: Patcher) -> None:
+    p.everywhere(overrides.requested_model, lambda configured, metadata: configured)
+
+
+@mutant("E4", "whitespace around the text is malformed")
+def m_outer_whitespace_refused(p: Patcher) -> None:
+    original = jsontext.parse_strict
+
+    def mutated(text: str | bytes) -> object:
+        chars = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+        if chars.strip(" \t\r\n") != chars:
+            return jsontext.TextRefused(Code.JSON_MALFORMED)
+        return original(text)
+
+    p.everywhere(original, mutated)
+
+
+@mutant("R2", "redacted objects have their members sorted")
+def m_redacted_members_sorted(p: Patcher) -> None:
+    original = redaction.redact
+
+    def mutated(value: object) -> object:
+        out = original(value)
+        return dict(sorted(out.items())) if isinstance(out, dict) else out
+
+    p.everywhere(original, mutated)
+
+
+@mutant("D7", "xAI also drops the ids of replayed reasoning items")
+def m_xai_drops_reasoning_ids(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        target = data.get("target")
+        if result.output is None or not (
+            isinstance(target, Mapping) and target.get("provider") == "xai"
+        ):
+            return result
+        items = [
+            {k: v for k, v in i.items() if k != "id"} if i.get("type") == "reasoning" else i
+            for i in result.output["input"]
+        ]
+        return OperationResult(output={**result.output, "input": items})
+
+    p.wrap("replay", wrapper)
+
+
+@mutant("H3", "a legacy record is counted as malformed")
+def m_legacy_counts_malformed(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None:
+            return result
+        counts = dict(result.output["counts"])
+        counts["malformed"] += counts["legacy"]
+        counts["legacy"] = 0
+        return OperationResult(output={**result.output, "counts": counts})
+
+    p.wrap("validate", wrapper)
+
+
+@mutant("T1", "the ciphertext is counted as the bytes its base64 decodes to")
+def m_ciphertext_decoded_bytes(p: Patcher) -> None:
+    original = telemetry.replay_telemetry
+
+    def mutated(request_input: Any, **kwargs: int) -> telemetry.ReplayTelemetry:
+        items = list(request_input)
+        counted = original(items, **kwargs)
+        encrypted = 0
+        for i in items:
+            if isinstance(i, Mapping) and i.get("type") == "reasoning":
+                value = i.get("encrypted_content")
+                encrypted += len(value) * 3 // 4 if isinstance(value, str) else 0
+        return dataclasses.replace(counted, reasoning_replay_encrypted_bytes=encrypted)
+
+    p.everywhere(original, mutated)
+
+
+@mutant("F6", "a record with effort null for an update-capable model is a missing record")
+def m_null_effort_missing(p: Patcher) -> None:
+    original = planner._records
+
+    def mutated(messages: Any, model: str, update_capable: bool) -> Any:
+        valid, diagnostics = original(messages, model, update_capable)
+        if not update_capable:
+            return valid, diagnostics
+        silent = set()
+        for index, message in enumerate(messages):
+            record = _record_of(message) if message.role == "assistant" else None
+            if (
+                isinstance(record, cache_state.CacheStateRecord)
+                and record.model == model
+                and record.effort is None
+            ):
+                silent.add(index)
+        return valid, [d for d in diagnostics if d.message_index not in silent]
+
+    p.set(planner, "_records", mutated)
+
+
+@mutant("E5", "only the exact legacy member set is a legacy minimal record")
+def m_legacy_exact_members(p: Patcher) -> None:
+    original = envelope.classify_unversioned
+
+    def mutated(value: dict[str, Any]) -> Code:
+        code = original(value)
+        if code is Code.LEGACY_MINIMAL_RECORD and value.keys() != envelope.LEGACY_MINIMAL_MEMBERS:
+            return Code.RAW_SDK_SNAPSHOT
+        return code
+
+    p.everywhere(original, mutated)
+
+
+@mutant("H8", "a line reports one finding however many leaks it holds")
+def m_one_finding_per_line(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None:
+            return result
+        seen: set[object] = set()
+        findings = []
+        for finding in result.output["findings"]:
+            if finding.get("line") not in seen:
+                findings.append(finding)
+            seen.add(finding.get("line"))
+        return OperationResult(output={"findings": findings})
+
+    p.wrap("scan", wrapper)
+
+
+@mutant("P2", "a message whose replay blocks are all unreadable is left out with its own items")
+def m_unreadable_message_dropped(p: Patcher) -> None:
+    original_build = provider_input.build_replay_input
+
+    def mutated(messages: Sequence[history.HistoryMessage], target: Any) -> Any:
+        built = original_build(messages, target)
+        if built.rejected is not None:
+            return built
+        unreadable = {
+            index
+            for index, message in enumerate(messages)
+            if message.replay_blocks
+            and len([d for d in built.diagnostics if d.message_index == index])
+            == len(message.replay_blocks)
+            and all(
+                d.code not in _DEDUPE_CODES for d in built.diagnostics if d.message_index == index
+            )
+        }
+        return provider_input.ReplayRequestInput(
+            tuple(() if i in unreadable else items for i, items in enumerate(built.by_message)),
+            built.diagnostics,
+            built.deduplicated_exact,
+            built.id_ciphertext_conflicts,
+        )
+
+    p.everywhere(original_build, mutated)
+
+
+_DEDUPE_CODES: Final = frozenset((Code.DEDUPE_EXACT_DUPLICATE, Code.DEDUPE_ID_CIPHERTEXT_CONFLICT))
+
+
 # ---------------------------------------------------------------------------------------------
 # Stored histories (SPEC §10)
 
@@ -2198,21 +2450,41 @@ def applied(apply: Apply | None) -> Iterator[Patcher]:
         p.undo()
 
 
-def failing_must_cases(apply: Apply | None) -> tuple[str, ...]:
-    """The MUST cases that fail against the reference with ``apply``'s change (none: unchanged)."""
+def mutated_run(apply: Apply | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """With ``apply``'s change (none: unchanged): the MUST cases the reference answers wrongly,
+    and the cases on which it raises (an error reply)."""
     suite = _suite()
     with applied(apply) as p:
         impl = InProcessImplementation(p.dispatch, operations.OPERATIONS)
         run = run_cases(impl, suite, suite.cases, profiles=(Profile.DIAGNOSTICS,))
-    return tuple(r.case.id for r in run.results if r.case.level == "MUST" and r.unexpected)
+    raised = tuple(r.case.id for r in run.results if r.outcome is CaseOutcome.ADAPTER_ERROR)
+    wrong = tuple(
+        r.case.id
+        for r in run.results
+        if r.case.level == "MUST" and r.unexpected and r.outcome is not CaseOutcome.ADAPTER_ERROR
+    )
+    return wrong, raised
+
+
+def failing_must_cases(apply: Apply | None) -> tuple[str, ...]:
+    """The cases that fail with ``apply``'s change: MUST cases answered wrongly, then any case
+    the reference raises on."""
+    wrong, raised = mutated_run(apply)
+    return wrong + raised
 
 
 def run_mutant(name: str) -> Outcome:
     m = next(m for m in CATALOGUE if m.name == name)
     try:
-        return Outcome(m.name, m.rule, failing_must_cases(m.apply))
+        wrong, raised = mutated_run(m.apply)
     except Exception as exc:  # a mutant that cannot even be applied is a tool bug: say so
         return Outcome(m.name, m.rule, (), f"{type(exc).__name__}: {exc}")
+    if m.raises:
+        return Outcome(m.name, m.rule, wrong + raised)
+    # A reading is a different answer, never a crash: a raise is a bug of the mutant itself,
+    # and the case it raised on proves nothing about the suite.
+    error = f"raised on {len(raised)} case(s), e.g. {raised[0]}" if raised else None
+    return Outcome(m.name, m.rule, wrong, error)
 
 
 def identity(p: Patcher) -> None:
@@ -2242,13 +2514,15 @@ def report(
     uncovered = sorted(rules_tested(suite) - set(by_rule))
     if whole and uncovered:
         lines.append(f"rules with MUST vectors and no mutant: {', '.join(uncovered)}")
-    failures = [o for o in outcomes if o.killed == (o.name in EQUIVALENT)]
+    failures = [o for o in outcomes if o.error is not None or o.killed == (o.name in EQUIVALENT)]
     return lines, failures
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="worker processes (default 2; 1: in this process)"
+    )
     parser.add_argument("-k", dest="names", action="append", default=[], metavar="NAME")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     args = parser.parse_args(argv)
@@ -2262,19 +2536,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if baseline:
         print(f"the unmutated reference fails {len(baseline)} MUST cases here: {baseline[:5]}")
         return 2
-    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        outcomes = list(pool.map(run_mutant, [m.name for m in chosen]))
+    names = [m.name for m in chosen]
+    if args.jobs <= 1:  # in this process: what a test patches is what runs
+        outcomes = [run_mutant(name) for name in names]
+    else:
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            outcomes = list(pool.map(run_mutant, names))
     lines, failures = report(outcomes, _suite(), whole=not args.names)
     print("\n".join(lines))
-    for o in outcomes:
-        if o.error is not None:
-            print(f"error applying {o.name}: {o.error}")
-    killed = sum(o.killed for o in outcomes)
+    killed = sum(o.killed and o.error is None for o in outcomes)
     for o in outcomes:
         if o.name in EQUIVALENT and not o.killed:
             print(f"EQUIVALENT {o.name}: {EQUIVALENT[o.name].describe()}")
     for o in failures:
-        if o.name in EQUIVALENT:
+        if o.error is not None:
+            print(f"ERROR {o.name}: {o.error} (a bug of the mutant, not a verdict)")
+        elif o.name in EQUIVALENT:
             print(f"STALE {o.name}: a MUST vector kills it; remove it from EQUIVALENT")
             continue
         m = next(m for m in CATALOGUE if m.name == o.name)
