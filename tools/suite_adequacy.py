@@ -11,11 +11,13 @@ the diagnostics profile (SPEC.md#profiles); a mutant is *killed* when a MUST vec
 reading goes through the reader's statement path (``reader._read_strict``, pure Python): the
 accelerated fast paths change no verdict, and bypassing them makes each mutant reach every text.
 
-The tool prints, per SPEC rule, the mutants its MUST vectors kill (and how many vectors), then
-the survivors. Exit status: 0 every mutant killed or listed in ``EQUIVALENT`` with the SPEC
-sentence that makes both readings conform; 1 a survivor, or an ``EQUIVALENT`` mutant that a
-vector kills (a stale entry); 2 the unmutated reference fails the suite in this harness (the
-measurement would mean nothing).
+The tool prints, per SPEC rule, the mutants its MUST vectors kill, each with how many vectors
+kill it in the diagnostics profile and in the verdict profile (``name (12/8)``; a mutant only
+the diagnostics profile kills is another code for the same verdict), then the survivors. Exit
+status: 0 every mutant killed or listed in ``EQUIVALENT`` with the SPEC sentence that makes
+both readings conform; 1 a survivor, an ``EQUIVALENT`` mutant that a vector kills (a stale
+entry), or a mutant that makes the reference raise (a bug of the mutant); 2 the unmutated
+reference fails the suite in this harness (the measurement would mean nothing).
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ from reasoning_replay.operations import OperationResult
 from reasoning_replay.suite.inprocess import InProcessImplementation
 from reasoning_replay.suite.outcomes import Outcome as CaseOutcome
 from reasoning_replay.suite.profiles import Profile
-from reasoning_replay.suite.runner import run_cases
+from reasoning_replay.suite.runner import RunResult, run_cases
 from reasoning_replay.suite.vectors import Suite, load_suite
 
 REPO: Final = Path(__file__).resolve().parents[1]
@@ -1807,20 +1809,6 @@ def m_record_diagnostics_first(p: Patcher) -> None:
     p.everywhere(original_plan, plan)
 
 
-@mutant("F11", "a request without reasoning options sends an empty reasoning object")
-def m_reasoning_always_sent(p: Patcher) -> None:
-    original_plan = planner.plan_request
-
-    def plan(messages: Any, settings: Any) -> Any:
-        planned = original_plan(messages, settings)
-        if isinstance(planned, Code) or "reasoning" in planned.request:
-            return planned
-        planned.request["reasoning"] = {}
-        return planned
-
-    p.everywhere(original_plan, plan)
-
-
 @mutant("K1", "an instance key in upper-case hex is valid")
 def m_upper_hex_key(p: Patcher) -> None:
     p.set(overrides, "INSTANCE_KEY", re.compile(r"[0-9a-fA-F]{32}"))
@@ -2420,8 +2408,9 @@ def m_scan_not_embedded(p: Patcher) -> None:
 class Outcome:
     name: str
     rule: str
-    killed_by: tuple[str, ...]  # the MUST cases that fail
+    killed_by: tuple[str, ...]  # the MUST cases that fail (in the diagnostics profile)
     error: str | None = None
+    verdict_kills: int = 0  # of those, the cases that fail in the verdict profile too
 
     @property
     def killed(self) -> bool:
@@ -2450,41 +2439,56 @@ def applied(apply: Apply | None) -> Iterator[Patcher]:
         p.undo()
 
 
-def mutated_run(apply: Apply | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """With ``apply``'s change (none: unchanged): the MUST cases the reference answers wrongly,
-    and the cases on which it raises (an error reply)."""
+@dataclass(frozen=True, slots=True)
+class MutatedRun:
+    wrong: tuple[str, ...]  # MUST cases answered wrongly (diagnostics profile)
+    raised: tuple[str, ...]  # cases on which the reference raised (an error reply)
+    wrong_verdicts: tuple[str, ...]  # MUST cases answered wrongly in the verdict profile
+
+
+def mutated_run(apply: Apply | None) -> MutatedRun:
+    """The suite against the reference with ``apply``'s change (none: unchanged)."""
     suite = _suite()
     with applied(apply) as p:
         impl = InProcessImplementation(p.dispatch, operations.OPERATIONS)
-        run = run_cases(impl, suite, suite.cases, profiles=(Profile.DIAGNOSTICS,))
+        run = run_cases(impl, suite, suite.cases)  # each reply judged in both profiles
+
+    def wrong(view: RunResult) -> tuple[str, ...]:
+        return tuple(
+            r.case.id
+            for r in view.results
+            if r.case.level == "MUST"
+            and r.unexpected
+            and r.outcome is not CaseOutcome.ADAPTER_ERROR
+        )
+
+    verdict = next(v for v in run.profiles if v.profile is Profile.VERDICT)
     raised = tuple(r.case.id for r in run.results if r.outcome is CaseOutcome.ADAPTER_ERROR)
-    wrong = tuple(
-        r.case.id
-        for r in run.results
-        if r.case.level == "MUST" and r.unexpected and r.outcome is not CaseOutcome.ADAPTER_ERROR
-    )
-    return wrong, raised
+    return MutatedRun(wrong(run), raised, wrong(verdict))
 
 
 def failing_must_cases(apply: Apply | None) -> tuple[str, ...]:
     """The cases that fail with ``apply``'s change: MUST cases answered wrongly, then any case
     the reference raises on."""
-    wrong, raised = mutated_run(apply)
-    return wrong + raised
+    found = mutated_run(apply)
+    return found.wrong + found.raised
 
 
 def run_mutant(name: str) -> Outcome:
     m = next(m for m in CATALOGUE if m.name == name)
     try:
-        wrong, raised = mutated_run(m.apply)
+        found = mutated_run(m.apply)
     except Exception as exc:  # a mutant that cannot even be applied is a tool bug: say so
         return Outcome(m.name, m.rule, (), f"{type(exc).__name__}: {exc}")
+    verdict_kills = len(found.wrong_verdicts)
     if m.raises:
-        return Outcome(m.name, m.rule, wrong + raised)
+        return Outcome(m.name, m.rule, found.wrong + found.raised, None, verdict_kills)
     # A reading is a different answer, never a crash: a raise is a bug of the mutant itself,
     # and the case it raised on proves nothing about the suite.
-    error = f"raised on {len(raised)} case(s), e.g. {raised[0]}" if raised else None
-    return Outcome(m.name, m.rule, wrong, error)
+    error = (
+        f"raised on {len(found.raised)} case(s), e.g. {found.raised[0]}" if found.raised else None
+    )
+    return Outcome(m.name, m.rule, found.wrong, error, verdict_kills)
 
 
 def identity(p: Patcher) -> None:
@@ -2509,7 +2513,7 @@ def report(
         killed = [o for o in by_rule[rule] if o.killed]
         lines.append(
             f"{rule:10} {len(killed)}/{len(by_rule[rule])} killed: "
-            + ", ".join(f"{o.name} ({len(o.killed_by)})" for o in killed)
+            + ", ".join(f"{o.name} ({len(o.killed_by)}/{o.verdict_kills})" for o in killed)
         )
     uncovered = sorted(rules_tested(suite) - set(by_rule))
     if whole and uncovered:
@@ -2557,8 +2561,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         m = next(m for m in CATALOGUE if m.name == o.name)
         print(f"SURVIVOR {o.name} [{o.rule}]: {m.reading}")
     equivalent = sum(1 for o in outcomes if o.name in EQUIVALENT and not o.killed)
+    by_verdict = sum(1 for o in outcomes if o.killed and o.error is None and o.verdict_kills)
     print(
-        f"score: {killed}/{len(outcomes)} mutants killed by MUST vectors,"
+        f"score: {killed}/{len(outcomes)} mutants killed by MUST vectors"
+        f" ({by_verdict} in the verdict profile too),"
         f" {equivalent} equivalent readings SPEC allows, {len(failures)} failures"
         f" ({time.perf_counter() - t0:.1f} s, {args.jobs} jobs)"
     )
