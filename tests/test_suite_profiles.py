@@ -192,6 +192,15 @@ def test_update_expectations_narrows_an_entry_to_the_profile_where_it_still_fail
     }
 
 
+def test_update_expectations_in_one_profile_keeps_an_entry_for_the_other(tmp_path: Path) -> None:
+    suite = suite_of(tmp_path, case("c/code", reject="swap", expect_code="bad_value"))
+    exp = Expectations.of([Entry("c/code", State.XFAIL, "no codes")])
+    result = run(suite, expectations=exp, profiles=(Profile.VERDICT,))
+    judged = [Judged(r.case, r.verdict, r.entry, Profile.VERDICT) for r in result.results]
+    new = updated(exp, suite.cases, judged).entries
+    assert [(e.id, e.profile) for e in new] == [("c/code", Profile.DIAGNOSTICS)]
+
+
 def test_every_report_shows_each_profile(tmp_path: Path) -> None:
     suite = suite_of(tmp_path, case("c/ok"), case("c/code", reject="swap", expect_code="bad"))
     result = run(suite)

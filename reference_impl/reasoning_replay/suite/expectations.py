@@ -20,7 +20,7 @@ import yaml
 
 from . import schemas
 from .outcomes import FAILING, Detail, Outcome, Verdict
-from .profiles import Profile
+from .profiles import PROFILES, Profile
 from .vectors import Case
 
 _GLOB_CHARS: Final = frozenset("*?[")
@@ -304,8 +304,12 @@ def updated(
     rescope: dict[Entry, Profile] = {}
     for entry, passed in passed_in.items():
         still = failed_in.get(entry, set())
+        if Profile.DIAGNOSTICS not in passed:
+            # the diagnostics profile, not judged in, may still need it (a pass there would
+            # imply a pass in the verdict profile: SPEC CL2)
+            still |= set(PROFILES) - run_profiles
         if entry.profile is None and len(still) == 1 and not still & passed:
-            rescope[entry] = next(iter(still))  # it fails in that profile only
+            rescope[entry] = next(iter(still))
         elif not entry.is_glob:
             drop.add(entry)
     kept = [
