@@ -56,7 +56,11 @@ def case(
     operation: str = "read",
     spec: str = "E1",
     expectation: dict[str, str] | None = None,
+    verdict: str | None = None,
 ) -> dict[str, Any]:
+    """A case of a report; ``verdict`` is its outcome in the verdict profile (default: as in
+    the diagnostics profile)."""
+    in_verdict = outcome if verdict is None else verdict
     doc: dict[str, Any] = {
         "id": id,
         "operation": operation,
@@ -64,6 +68,10 @@ def case(
         "level": "MUST",
         "outcome": outcome,
         "unexpected": outcome in UNEXPECTED,
+        "profiles": {
+            "verdict": {"outcome": in_verdict, "unexpected": in_verdict in UNEXPECTED},
+            "diagnostics": {"outcome": outcome, "unexpected": outcome in UNEXPECTED},
+        },
         "duration_s": 0.001,
     }
     if expectation is not None:
@@ -83,12 +91,24 @@ def report(
     stale: Sequence[dict[str, Any]] = (),
     started: str = "2026-11-30T01:02:03.456789Z",
 ) -> dict[str, Any]:
-    """A report as ``conformance run --report json:PATH`` writes it."""
-    counts = dict.fromkeys(OUTCOMES, 0)
-    for c in cases:
-        counts[c["outcome"]] += 1
+    """A report as ``conformance run --report json:PATH`` writes it; ``totals`` (default: counted
+    from the cases) stand for both profiles."""
+    profiles = {}
+    for profile in ("verdict", "diagnostics"):
+        counts = dict.fromkeys(OUTCOMES, 0)
+        for c in cases:
+            counts[c["profiles"][profile]["outcome"]] += 1
+        counts = counts if totals is None else totals
+        failing = sum(n for o, n in counts.items() if o in UNEXPECTED)
+        profiles[profile] = {
+            "passed": failing == 0,
+            "totals": counts,
+            "unexpected": failing,
+            "failing": failing,
+            "levels": {"MUST": counts},
+        }
     doc: dict[str, Any] = {
-        "report_format": 1,
+        "report_format": 2,
         "runner": {"name": "reasoning-replay-conformance", "version": "0.1.0"},
         "suite": {"version": "0.1.0", "sha256": SHA, "cases": len(cases)},
         "protocol": 1,
@@ -103,8 +123,10 @@ def report(
         "started": started,
         "duration_s": 0.5,
         "restarts": 0,
-        "totals": counts if totals is None else totals,
-        "unexpected": sum(n for o, n in counts.items() if o in UNEXPECTED),
+        "totals": profiles["diagnostics"]["totals"],
+        "unexpected": profiles["diagnostics"]["failing"],
+        "profile": "diagnostics",
+        "profiles": profiles,
         "cases": list(cases),
         "stale_expectations": list(stale),
     }
@@ -177,13 +199,14 @@ def test_table_renders_one_row_per_report_with_handshake_metadata_and_counts(
         tool.row_from_report("reference", reference_report(), spec),
     ]
     assert tool.render_table(rows).splitlines() == [
-        "| implementation | language | version | operations | passed | xfail | unexpected"
+        "| implementation | language | version | operations"
+        " | verdict: passed / xfail / unexpected | diagnostics: passed / xfail / unexpected"
         " | skipped | suite | date |",
-        "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |",
+        "| --- | --- | --- | --- | ---: | ---: | ---: | --- | --- |",
         "| [reasoning-replay-reference](reference_impl/reasoning_replay/) | python | 0.1.0"
-        " | read, dedupe | 2 | 0 | 0 | 0 | 0.1.0 (`abababababab`) | 2026-11-30 |",
+        " | read, dedupe | 2 / 0 / 0 | 2 / 0 / 0 | 0 | 0.1.0 (`abababababab`) | 2026-11-30 |",
         "| [fast-agent-mcp](conformance/implementations/fast-agent/) | python | 0.4.2"
-        " | read, dedupe | 1 | 2 | 1 | 2 | 0.1.0 (`abababababab`) | 2026-11-30 |",
+        " | read, dedupe | 1 / 2 / 1 | 1 / 2 / 1 | 2 | 0.1.0 (`abababababab`) | 2026-11-30 |",
     ]
 
 
@@ -199,20 +222,42 @@ def test_section_is_identical_whatever_order_the_reports_come_in(
     assert first.startswith("## Known implementations\n") and first.endswith("\n")
 
 
-def test_counts_are_taken_from_the_report_totals_not_recounted_from_cases(
+def test_counts_are_taken_from_the_report_profiles_not_recounted_from_cases(
     tool: ModuleType, spec: Any
 ) -> None:
     totals = dict.fromkeys(OUTCOMES, 0) | {"pass": 900, "xfail": 7, "skipped": 40}
     totals |= {"fail": 2, "timeout": 1, "xpass": 1, "crash": 1}
-    row = tool.row_from_report("x", report("x", [case("read/a")], totals=totals), spec)
-    assert (row.passed, row.xfail, row.unexpected, row.skipped) == (900, 7, 5, 40)
-    assert "| 900 | 7 | 5 | 40 |" in tool.render_row(row)
+    doc = report("x", [case("read/a")], totals=totals)
+    doc["profiles"]["verdict"]["totals"] = totals | {"pass": 905, "xfail": 2}
+    row = tool.row_from_report("x", doc, spec)
+    assert (row.verdict, row.diagnostics) == (tool.Counts(905, 2, 5), tool.Counts(900, 7, 5))
+    assert "| 905 / 2 / 5 | 900 / 7 / 5 | 40 |" in tool.render_row(row)
+
+
+def test_note_says_how_many_cases_reach_the_verdict_without_the_codes(
+    tool: ModuleType, spec: Any
+) -> None:
+    doc = report(
+        "agent",
+        [
+            case("read/a"),
+            case("read/b", "xfail", verdict="pass"),
+            case("read/c", "xfail"),
+            case("plan/x", "skipped", operation="plan"),
+        ],
+    )
+    row = tool.row_from_report("agent", doc, spec)
+    assert row.codes_only == 1
+    assert (
+        "It reaches SPEC's verdict in 2 of the 3 cases it runs; in 1 case of those its "
+        "diagnostic codes differ or are missing."
+    ) in "\n".join(tool.render_note(row))
 
 
 def test_large_counts_are_written_with_thousands_separators(tool: ModuleType, spec: Any) -> None:
     totals = dict.fromkeys(OUTCOMES, 0) | {"pass": 1249}
     row = tool.row_from_report("x", report("x", [], totals=totals), spec)
-    assert "| 1,249 |" in tool.render_row(row)
+    assert "| 1,249 / 0 / 0 |" in tool.render_row(row)
 
 
 def test_rows_sort_reference_first_then_by_name_ignoring_case(tool: ModuleType, spec: Any) -> None:
@@ -306,7 +351,8 @@ def test_failed_handshake_gives_a_row_named_after_the_report_file(
     doc["handshake_error"] = "no reply to the start request within 20 s"
     assert schemas.errors(schemas.REPORT, doc) == ()
     row = tool.row_from_report("broken", doc, spec)
-    assert (row.name, row.version, row.operations, row.unexpected) == ("broken", "—", (), 1)
+    assert (row.name, row.version, row.operations) == ("broken", "—", ())
+    assert row.diagnostics is not None and row.diagnostics.unexpected == 1
     assert "The handshake failed: no reply" in "\n".join(tool.render_note(row))
 
 

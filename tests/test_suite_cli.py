@@ -27,7 +27,11 @@ def vectors(tmp_path: Path, *cases: dict[str, Any]) -> str:
 def test_run_in_process_passes_with_exit_0(tmp_path: Path, capsys: Any) -> None:
     assert main(["run", "--vectors", vectors(tmp_path), "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "PASSED: 2 passed" in out and "reasoning-replay-reference" in out
+    assert (
+        "PASSED: verdict: 2 passed" in out
+        and "diagnostics: 2 passed" in out
+        and "reasoning-replay-reference" in out
+    )
 
 
 def test_run_with_failures_exits_1_and_writes_reports(tmp_path: Path, capsys: Any) -> None:
@@ -167,4 +171,4 @@ def test_forced_progress_bar_draws_on_stderr(tmp_path: Path, capsys: Any) -> Non
 
 def test_quiet_prints_only_the_verdict(tmp_path: Path, capsys: Any) -> None:
     assert main(["run", "--vectors", vectors(tmp_path), "-q"]) == 0
-    assert capsys.readouterr().out.startswith("PASSED: 2 passed")
+    assert capsys.readouterr().out.startswith("PASSED: verdict: 2 passed")

@@ -118,8 +118,11 @@ def test_tap_parses_with_directives_and_yaml_blocks(mixed_run: RunResult) -> Non
     assert text.startswith("TAP version 14\n")
     tests = [ln for ln in Parser().parse_text(text) if ln.category == "test"]
     by_name = {t.description.removeprefix("- "): t for t in tests}
-    assert by_name["r/pass"].ok and not by_name["r/fail"].ok
-    assert by_name["r/skip"].skip and by_name["r/xfail"].todo
+    assert len(tests) == 2 * len(mixed_run.results)
+    assert by_name["r/pass [diagnostics]"].ok and not by_name["r/fail [diagnostics]"].ok
+    assert by_name["r/skip [diagnostics]"].skip and by_name["r/xfail [diagnostics]"].todo
+    # the verdict profile ignores which code a reject has
+    assert by_name["r/wrong-code [verdict]"].ok and not by_name["r/wrong-code [diagnostics]"].ok
     # every diagnostics block is valid YAML
     blocks = text.split("  ---\n")[1:]
     for block in blocks:

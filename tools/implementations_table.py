@@ -6,8 +6,9 @@ Reads every ``DIR/*.json`` (default ``conformance/implementations/reports/``), e
 ``conformance run --report json:PATH`` and valid against ``conformance/schemas/report.schema.json``;
 the file's name (``reference.json``, ``javascript.json``, ``fast-agent.json``) is the row's key.
 One row per report: the implementation (linked to its directory), language and version from the
-handshake, the operations it declares, the pass / xfail / unexpected / skipped counts from the
-report's ``totals``, the suite version and the date of the run. Rows sort reference first, then by
+handshake, the operations it declares, the passed / xfail / unexpected counts of each profile
+(SPEC.md#profiles) from the report's ``profiles``, the skipped count, the suite version and the
+date of the run. Rows sort reference first, then by
 name. Under the table, one note per implementation that has something to add: its expectations
 file (entries, the cases they cover, the SPEC rules of those cases and the rules their reasons
 cite) and why cases were skipped.
@@ -32,7 +33,7 @@ from typing import Any, Final
 
 from reasoning_replay.operations import OPERATIONS
 from reasoning_replay.suite import schemas
-from reasoning_replay.suite.outcomes import UNEXPECTED, Outcome
+from reasoning_replay.suite.outcomes import Outcome
 from reasoning_replay.suite.specdoc import parse_spec
 
 REPO: Final = Path(__file__).resolve().parents[1]
@@ -56,21 +57,23 @@ HEADER: Final = (
     "language",
     "version",
     "operations",
-    "passed",
-    "xfail",
-    "unexpected",
+    "verdict: passed / xfail / unexpected",
+    "diagnostics: passed / xfail / unexpected",
     "skipped",
     "suite",
     "date",
 )
+_NUMERIC: Final = frozenset(HEADER[4:7])
 INTRO: Final = "\n".join(
     (
         "Each row is one `conformance run --report json:PATH` over the whole suite, saved in",
         "[`conformance/implementations/reports/`](conformance/implementations/reports/);",
         "`python tools/implementations_table.py --write` regenerates this section from them, and",
-        "`--check` (run by the tests) fails when it is stale. *xfail* counts the failures that an",
-        "implementation's expectations file records, each with a reason; *unexpected* counts every",
-        "other failure.",
+        "`--check` (run by the tests) fails when it is stale. Each case is judged in two profiles",
+        "([SPEC §13](SPEC.md#profiles)): *verdict* compares the decision and what reaches the",
+        "provider (a reject of any code passes a reject case), *diagnostics* the exact codes too.",
+        "*xfail* counts the failures that an implementation's expectations file records, each with",
+        "a reason; *unexpected* counts every other failure of a MUST case.",
     )
 )
 
@@ -120,9 +123,26 @@ class ExpectationsNote:
     cited: tuple[str, ...]  # SPEC anchors the reasons name
     cases_by_cited: tuple[tuple[str, int], ...]  # per anchor the reasons name, the cases they cover
     stale: tuple[tuple[str, str], ...]  # (entry id, problem) of the run's stale_expectations
+    scoped: tuple[tuple[str, int], ...] = ()  # entries for one profile only, per profile
 
     def states(self) -> Counter[str]:
         return Counter(e.state for e in self.entries)
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """One profile's passed / xfail / unexpected counts."""
+
+    passed: int
+    xfail: int
+    unexpected: int
+
+    def render(self) -> str:
+        return f"{_count(self.passed)} / {_count(self.xfail)} / {_count(self.unexpected)}"
+
+
+def counts_of(totals: Mapping[str, int], unexpected: int) -> Counts:
+    return Counts(totals.get("pass", 0), totals.get("xfail", 0), unexpected)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,10 +153,10 @@ class Row:
     language: str
     version: str
     operations: tuple[str, ...]
-    passed: int
-    xfail: int
-    unexpected: int
+    verdict: Counts | None  # None: the report has no verdict profile
+    diagnostics: Counts | None  # None: the report has no diagnostics profile
     skipped: int
+    codes_only: int  # cases that pass the verdict profile and fail the diagnostics profile
     suite_version: str
     suite_sha256: str
     date: str
@@ -205,6 +225,7 @@ def expectations_note(report: Mapping[str, Any], spec: SpecIndex) -> Expectation
         cited=spec.sorted(a for e in entries for a in spec.cited(e["reason"])),
         cases_by_cited=tuple((a, by_cited[a]) for a in spec.sorted(by_cited) if by_cited[a]),
         stale=tuple((s["id"], s["problem"]) for s in report["stale_expectations"]),
+        scoped=tuple(sorted(Counter(e["profile"] for e in entries if "profile" in e).items())),
     )
 
 
@@ -226,8 +247,23 @@ def skipped_causes(
     return tuple((op, not_declared[op]) for op in ops), by_adapter
 
 
+def _profile_counts(report: Mapping[str, Any], profile: str) -> Counts | None:
+    found = report["profiles"].get(profile)
+    return None if found is None else counts_of(found["totals"], found["failing"])
+
+
+def codes_only(report: Mapping[str, Any]) -> int:
+    """Cases whose verdict agrees with SPEC and whose codes do not (both profiles run)."""
+    return sum(
+        1
+        for case in report["cases"]
+        if case["profiles"].get("verdict", {}).get("outcome") == "pass"
+        and case["profiles"].get("diagnostics", {}).get("outcome", "pass") != "pass"
+    )
+
+
 def row_from_report(key: str, report: Mapping[str, Any], spec: SpecIndex) -> Row:
-    """A table row; every count is taken from the report's ``totals``."""
+    """A table row; every count is taken from the report's ``profiles``."""
     info = report["implementation"]
     totals: Mapping[str, int] = report["totals"]
     declared = None if info is None else tuple(info["operations"])
@@ -239,10 +275,10 @@ def row_from_report(key: str, report: Mapping[str, Any], spec: SpecIndex) -> Row
         language="—" if info is None else info["language"],
         version="—" if info is None else info["version"],
         operations=() if declared is None else operation_order(declared),
-        passed=totals.get("pass", 0),
-        xfail=totals.get("xfail", 0),
-        unexpected=sum(totals.get(str(o), 0) for o in UNEXPECTED),
+        verdict=_profile_counts(report, "verdict"),
+        diagnostics=_profile_counts(report, "diagnostics"),
         skipped=totals.get("skipped", 0),
+        codes_only=codes_only(report),
         suite_version=report["suite"]["version"],
         suite_sha256=report["suite"]["sha256"],
         date=report["started"][:10],
@@ -292,9 +328,8 @@ def render_row(row: Row) -> str:
         _cell(row.language),
         _cell(row.version),
         _cell(ops),
-        _count(row.passed),
-        _count(row.xfail),
-        _count(row.unexpected),
+        "—" if row.verdict is None else row.verdict.render(),
+        "—" if row.diagnostics is None else row.diagnostics.render(),
         _count(row.skipped),
         f"{_cell(row.suite_version)} (`{row.suite_sha256[:12]}`)",
         row.date,
@@ -303,8 +338,7 @@ def render_row(row: Row) -> str:
 
 
 def render_table(rows: Sequence[Row]) -> str:
-    numeric = {"passed", "xfail", "unexpected", "skipped"}
-    rule = "|" + "|".join(" ---: " if h in numeric else " --- " for h in HEADER) + "|"
+    rule = "|" + "|".join(" ---: " if h in _NUMERIC else " --- " for h in HEADER) + "|"
     lines = ["| " + " | ".join(HEADER) + " |", rule, *(render_row(r) for r in sort_rows(rows))]
     return "\n".join(lines)
 
@@ -312,6 +346,10 @@ def render_table(rows: Sequence[Row]) -> str:
 def expectations_text(note: ExpectationsNote) -> str:
     states = note.states()
     by_state = ", ".join(f"{states[s]} {s}" for s in _ENTRY_STATES if states[s])
+    if note.scoped:
+        by_state += "; " + ", ".join(
+            f"{_count(n)} for the {p} profile only" for p, n in note.scoped
+        )
     where = "" if note.file is None else " " + _file_link(note.file)
     text = (
         f"The expectations file{where} records {_plural(len(note.entries), 'entry', 'entries')} "
@@ -348,6 +386,13 @@ def render_note(row: Row) -> list[str]:
     sentences = []
     if row.handshake_error is not None:
         sentences.append(f"The handshake failed: {_cell(row.handshake_error)}.")
+    if row.codes_only and row.verdict is not None:
+        ran = row.verdict.passed + row.verdict.xfail + row.verdict.unexpected
+        sentences.append(
+            f"It reaches SPEC's verdict in {_count(row.verdict.passed)} of the {_count(ran)} "
+            f"cases it runs; in {_plural(row.codes_only, 'case')} of those its diagnostic codes "
+            "differ or are missing."
+        )
     if row.expectations is not None:
         sentences.append(expectations_text(row.expectations))
     skipped = skipped_text(row)

@@ -1,7 +1,7 @@
 """``conformance``: run, list, check, smoke, bundle and request.
 
-Exit status: 0 every case as expected; 1 unexpected results (or lint problems for ``check``);
-2 usage, I/O or suite errors.
+Exit status: 0 every MUST case as expected in every profile run (SPEC.md#levels); 1 unexpected
+results (or lint problems for ``check``); 2 usage, I/O or suite errors.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from .governed import governed_reply
 from .implementation import Implementation
 from .inprocess import InProcessImplementation
 from .outcomes import Outcome, judge
+from .profiles import PROFILES, Profile
 from .progress import ProgressBar
 from .protocol import Crash, Failure, ImplementationInfo, ProtocolViolation, Timeout
 from .reports import FORMATS, Repro, terminal_text, write_report
@@ -168,6 +169,18 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="FORMAT:PATH",
         help=f"also write a report ({', '.join(FORMATS)}); PATH - is stdout",
+    )
+    run.add_argument(
+        "--profile",
+        choices=("verdict", "diagnostics", "both"),
+        default="both",
+        help="compare verdicts only, exact codes too, or both, reported separately "
+        "(SPEC.md#profiles; default both)",
+    )
+    run.add_argument(
+        "--strict-levels",
+        action="store_true",
+        help="SHOULD and MAY cases fail the run too (SPEC.md#levels: by default only MUST do)",
     )
     run.add_argument("--progress", action="store_true", help="show progress even without a TTY")
     run.add_argument("--no-progress", action="store_true")
@@ -309,7 +322,15 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     show_progress = (args.progress or err.isatty()) and not args.no_progress and verbosity >= 0
     bar = ProgressBar(err) if show_progress else None
     try:
-        run = run_cases(impl, suite, cases, expectations=expectations, progress=bar)
+        run = run_cases(
+            impl,
+            suite,
+            cases,
+            expectations=expectations,
+            progress=bar,
+            profiles=PROFILES if args.profile == "both" else (Profile(args.profile),),
+            strict_levels=args.strict_levels,
+        )
     finally:
         if bar is not None:
             bar.finish()
@@ -324,7 +345,11 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         new = updated(
             expectations,
             suite.cases,
-            [Judged(r.case, r.verdict, r.entry) for r in run.results],
+            [
+                Judged(r.case, r.verdict, r.entry, v.profile)
+                for v in run.profiles
+                for r in v.results
+            ],
             reason=args.reason,
             implementation=run.info.name if run.info is not None else None,
         )

@@ -20,6 +20,7 @@ import yaml
 
 from . import schemas
 from .outcomes import FAILING, Detail, Outcome, Verdict
+from .profiles import PROFILES, Profile
 from .vectors import Case
 
 _GLOB_CHARS: Final = frozenset("*?[")
@@ -38,6 +39,7 @@ class Entry:
     reason: str
     link: str | None = None
     code: str | None = None
+    profile: Profile | None = None  # None: every profile (SPEC.md#profiles)
 
     @property
     def is_glob(self) -> bool:
@@ -48,12 +50,17 @@ class Entry:
             return any(fnmatchcase(n, self.id) for n in case.names)
         return self.id in case.names
 
+    def applies_to(self, profile: Profile) -> bool:
+        return self.profile is None or self.profile is profile
+
     def to_document(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"id": self.id, "state": str(self.state), "reason": self.reason}
         if self.link is not None:
             doc["link"] = self.link
         if self.code is not None:
             doc["code"] = self.code
+        if self.profile is not None:
+            doc["profile"] = str(self.profile)
         return doc
 
 
@@ -61,8 +68,10 @@ class Entry:
 class Expectations:
     entries: tuple[Entry, ...] = ()
     implementation: str | None = None
-    # exact names -> first entry naming them; globs are tried in file order after that
-    _exact: Mapping[str, Entry] = field(default_factory=dict, repr=False, compare=False)
+    # (exact name, profile or None) -> first entry naming them; globs are tried in file order
+    _exact: Mapping[tuple[str, Profile | None], Entry] = field(
+        default_factory=dict, repr=False, compare=False
+    )
     # the file they were read from, as given (recorded in JSON reports); None when built in code
     source: str | None = field(default=None, compare=False)
 
@@ -75,20 +84,21 @@ class Expectations:
         source: str | None = None,
     ) -> Expectations:
         items = tuple(entries)
-        exact: dict[str, Entry] = {}
+        exact: dict[tuple[str, Profile | None], Entry] = {}
         for e in items:
             if not e.is_glob:
-                exact.setdefault(e.id, e)
+                exact.setdefault((e.id, e.profile), e)
         return cls(items, implementation, exact, source)
 
-    def lookup(self, case: Case) -> Entry | None:
-        """The entry for a case: an exact id/alias entry wins over globs; first glob wins."""
+    def lookup(self, case: Case, profile: Profile = Profile.DIAGNOSTICS) -> Entry | None:
+        """The entry for a case in ``profile``: an exact id/alias entry wins over globs (one
+        scoped to the profile over one for every profile); first glob wins."""
         for name in case.names:
-            hit = self._exact.get(name)
+            hit = self._exact.get((name, profile)) or self._exact.get((name, None))
             if hit is not None:
                 return hit
         for e in self.entries:
-            if e.is_glob and e.matches(case):
+            if e.is_glob and e.applies_to(profile) and e.matches(case):
                 return e
         return None
 
@@ -130,6 +140,7 @@ def parse_expectations(text: str, path: str) -> Expectations | list[Expectations
             reason=raw["reason"],
             link=raw.get("link"),
             code=raw.get("code"),
+            profile=Profile(raw["profile"]) if "profile" in raw else None,
         )
         for raw in doc["entries"]
     ]
@@ -217,6 +228,7 @@ class Judged:
     case: Case
     verdict: Verdict
     entry: Entry | None
+    profile: Profile = Profile.DIAGNOSTICS
 
 
 def stale_entries(
@@ -261,32 +273,64 @@ def updated(
     today: dt.date | None = None,
     implementation: str | None = None,
 ) -> Expectations:
-    """The expectations file after a run: stale exact entries dropped, a pinned code refreshed,
-    an xfail entry added for each unexpected failure. Existing reasons are kept."""
+    """The expectations file after a run: stale exact entries dropped (or narrowed to the
+    profiles where they still fail), a pinned code refreshed, an xfail entry added for each
+    unexpected failure (scoped to its profile when it fails in only some of the run's profiles).
+    Existing reasons are kept."""
     day = today or dt.datetime.now(dt.UTC).date()
+    run_profiles = {j.profile for j in judged}
     drop: set[Entry] = {e for e in existing.entries if not any(e.matches(c) for c in all_cases)}
     recode: dict[Entry, str | None] = {}
-    added: list[Entry] = []
+    passed_in: dict[Entry, set[Profile]] = {}
+    failed_in: dict[Entry, set[Profile]] = {}
+    failing: dict[str, list[Judged]] = {}  # case id -> its unexpected failures without an entry
     for j in judged:
         outcome = j.verdict.outcome
-        if j.entry is not None and not j.entry.is_glob:
+        if j.entry is not None:
             if outcome is Outcome.XPASS:
-                drop.add(j.entry)
-            elif j.entry.state is State.XFAIL and j.entry.code is not None and outcome in FAILING:
+                passed_in.setdefault(j.entry, set()).add(j.profile)
+            elif outcome is Outcome.XFAIL:
+                failed_in.setdefault(j.entry, set()).add(j.profile)
+            if (
+                not j.entry.is_glob
+                and j.entry.state is State.XFAIL
+                and j.entry.code is not None
+                and outcome in FAILING
+            ):
                 # the pinned failure changed: re-pin it (or unpin when no code was given)
                 recode[j.entry] = code_given(j.verdict)
-        elif j.entry is None and outcome in FAILING:
-            added.append(_new_entry(j, reason, day))
+        elif outcome in FAILING:
+            failing.setdefault(j.case.id, []).append(j)
+    rescope: dict[Entry, Profile] = {}
+    for entry, passed in passed_in.items():
+        still = failed_in.get(entry, set())
+        if Profile.DIAGNOSTICS not in passed:
+            # the diagnostics profile, not judged in, may still need it (a pass there would
+            # imply a pass in the verdict profile: SPEC CL2)
+            still |= set(PROFILES) - run_profiles
+        if entry.profile is None and len(still) == 1 and not still & passed:
+            rescope[entry] = next(iter(still))
+        elif not entry.is_glob:
+            drop.add(entry)
     kept = [
-        replace(e, code=recode[e]) if e in recode else e for e in existing.entries if e not in drop
+        replace(e, code=recode.get(e, e.code), profile=rescope.get(e, e.profile))
+        for e in existing.entries
+        if e not in drop
     ]
+    added = [_new_entry(js, run_profiles, reason, day) for js in failing.values()]
     return Expectations.of(kept + added, implementation or existing.implementation)
 
 
-def _new_entry(j: Judged, reason: str | None, day: dt.date) -> Entry:
+def _new_entry(
+    judged: Sequence[Judged], run_profiles: set[Profile], reason: str | None, day: dt.date
+) -> Entry:
+    # the diagnostics profile's failure says the most (its code); a verdict failure is the same
+    j = max(judged, key=lambda x: x.profile is Profile.DIAGNOSTICS)
+    scoped = {x.profile for x in judged} != run_profiles
     return Entry(
         id=j.case.id,
         state=State.XFAIL,
         reason=reason or recorded_reason(j.verdict, day),
         code=code_given(j.verdict),
+        profile=j.profile if scoped and len(judged) == 1 else None,
     )

@@ -20,10 +20,12 @@ import yaml
 
 from . import PROTOCOL_VERSION, RUNNER_NAME, jsontext, runner_version
 from .compare import ABSENT
+from .expectations import StaleEntry
 from .outcomes import UNEXPECTED, Outcome
 from .runner import CaseResult, RunResult, handshake_message
+from .vectors import LEVELS
 
-REPORT_FORMAT: Final = 1
+REPORT_FORMAT: Final = 2
 FORMATS: Final = ("json", "junit", "tap", "markdown")
 _CLIP: Final = 64 * 1024  # request/response/stderr kept per case in reports
 _TERMINAL_CLIP: Final = 2000
@@ -118,9 +120,43 @@ def case_detail(r: CaseResult, *, clip: int = _CLIP) -> dict[str, Any] | None:
 # JSON
 
 
+def _counts(results: Iterable[CaseResult]) -> dict[str, int]:
+    counts = Counter(r.outcome for r in results)
+    return {str(o): counts[o] for o in Outcome}
+
+
+def profile_document(view: RunResult) -> dict[str, Any]:
+    """One profile's summary (the report's ``profiles`` member)."""
+    levels: dict[str, list[CaseResult]] = {}
+    for r in view.results:
+        levels.setdefault(r.case.level, []).append(r)
+    return {
+        "passed": view.passed,
+        "totals": _counts(view.results),
+        "unexpected": len(view.unexpected),
+        "failing": len(view.failing),
+        "levels": {level: _counts(levels[level]) for level in LEVELS if level in levels},
+    }
+
+
+def _case_profiles(run: RunResult, index: int) -> dict[str, Any]:
+    doc: dict[str, Any] = {}
+    for view in run.profiles:
+        r = view.results[index]
+        doc[str(view.profile)] = {"outcome": str(r.outcome), "unexpected": r.unexpected}
+        if r.entry is not None:
+            doc[str(view.profile)]["expectation"] = r.entry.id
+    return doc
+
+
+def _stale(run: RunResult) -> list[StaleEntry]:
+    """The stale entries of every profile, each once."""
+    return list(dict.fromkeys(s for view in run.profiles for s in view.stale))
+
+
 def json_report(run: RunResult) -> dict[str, Any]:
     cases = []
-    for r in run.results:
+    for i, r in enumerate(run.results):
         c: dict[str, Any] = {
             "id": r.case.id,
             "operation": r.case.operation,
@@ -128,6 +164,7 @@ def json_report(run: RunResult) -> dict[str, Any]:
             "level": r.case.level,
             "outcome": str(r.outcome),
             "unexpected": r.unexpected,
+            "profiles": _case_profiles(run, i),
             "duration_s": round(r.duration_s, 6),
         }
         detail = case_detail(r)
@@ -157,7 +194,10 @@ def json_report(run: RunResult) -> dict[str, Any]:
         "duration_s": round(run.duration_s, 6),
         "restarts": run.restarts,
         "totals": {str(k): n for k, n in run.totals().items()},
-        "unexpected": len(run.unexpected),
+        "unexpected": len(run.failing),
+        "profile": str(run.profile),
+        "strict_levels": run.strict_levels,
+        "profiles": {str(view.profile): profile_document(view) for view in run.profiles},
     }
     exp = run.expectations
     if exp.source is not None or exp.entries:
@@ -167,7 +207,7 @@ def json_report(run: RunResult) -> dict[str, Any]:
         "cases": cases,
         "stale_expectations": [
             {"id": s.id, "problem": s.problem, **({"cases": list(s.cases)} if s.cases else {})}
-            for s in run.stale
+            for s in _stale(run)
         ],
     }
     return doc
@@ -207,14 +247,29 @@ def _detail_text(r: CaseResult) -> str:
     return _yaml(detail)
 
 
+def _not_deciding(r: CaseResult) -> str:
+    return f"{r.case.level} case, not deciding conformance (SPEC.md#levels): {r.outcome}: "
+
+
 def junit_xml(run: RunResult) -> str:
+    root = ET.Element("testsuites", name="reasoning-replay conformance")
+    totals: Counter[str] = Counter()
+    for view in run.profiles:
+        _junit_profile(root, view, totals)
+    for key in ("tests", "failures", "errors", "skipped"):
+        root.set(key, str(totals[key]))
+    root.set("time", f"{run.duration_s:.6f}")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _junit_profile(root: ET.Element, run: RunResult, totals: Counter[str]) -> None:
+    """One test suite per operation of one profile."""
     by_op: dict[str, list[CaseResult]] = {}
     for r in run.results:
         by_op.setdefault(r.case.operation, []).append(r)
-    root = ET.Element("testsuites", name="reasoning-replay conformance")
-    totals: Counter[str] = Counter()
     for op, results in sorted(by_op.items()):
-        suite = ET.SubElement(root, "testsuite", name=op)
+        suite = ET.SubElement(root, "testsuite", name=f"{op} [{run.profile}]")
         props = ET.SubElement(suite, "properties")
         for name, value in _run_properties(run):
             ET.SubElement(props, "property", name=name, value=_x(value))
@@ -223,13 +278,16 @@ def junit_xml(run: RunResult) -> str:
             tc = ET.SubElement(
                 suite,
                 "testcase",
-                classname=f"conformance.{op}",
+                classname=f"conformance.{run.profile}.{op}",
                 name=r.case.id,
                 time=f"{r.duration_s:.6f}",
             )
             message = _x(r.verdict.detail.message if r.verdict.detail else str(r.outcome))
             text = _x(_detail_text(r))
-            if r.outcome in _JUNIT_FAILURE:
+            if r.unexpected and not run.decides(r):
+                ET.SubElement(tc, "skipped", message=_not_deciding(r) + message)
+                counts["skipped"] += 1
+            elif r.outcome in _JUNIT_FAILURE:
                 el = ET.SubElement(tc, "failure", type=str(r.outcome), message=message)
                 el.text = text
                 counts["failures"] += 1
@@ -247,11 +305,6 @@ def junit_xml(run: RunResult) -> str:
         suite.set("time", f"{sum(r.duration_s for r in results):.6f}")
         totals.update(counts)
         totals["tests"] += len(results)
-    for key in ("tests", "failures", "errors", "skipped"):
-        root.set(key, str(totals[key]))
-    root.set("time", f"{run.duration_s:.6f}")
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
 def _run_properties(run: RunResult) -> list[tuple[str, str]]:
@@ -259,6 +312,7 @@ def _run_properties(run: RunResult) -> list[tuple[str, str]]:
         ("suite.version", run.suite.version),
         ("suite.sha256", run.suite.sha256),
         ("mode", run.mode),
+        ("profile", str(run.profile)),
     ]
     if run.info is not None:
         props.append(("implementation", run.info.label()))
@@ -276,11 +330,14 @@ def _tap_safe(text: str) -> str:
 
 
 def tap_text(run: RunResult) -> str:
-    lines = ["TAP version 14", f"1..{len(run.results)}"]
+    """One test point per case and profile, named ``ID [PROFILE]``."""
+    views = run.profiles
+    lines = ["TAP version 14", f"1..{sum(len(v.results) for v in views)}"]
     if run.info is not None:
         lines.insert(1, f"# implementation: {run.info.label()}")
-    for n, r in enumerate(run.results, start=1):
-        name = f"{n} - {_tap_safe(r.case.id)}"
+    points = ((view, r) for view in views for r in view.results)
+    for n, (view, r) in enumerate(points, start=1):
+        name = f"{n} - {_tap_safe(r.case.id)} [{view.profile}]"
         message = r.verdict.detail.message if r.verdict.detail else ""
         if r.outcome is Outcome.PASS:
             lines.append(f"ok {name}")
@@ -291,6 +348,8 @@ def tap_text(run: RunResult) -> str:
         if r.outcome is Outcome.XFAIL:
             reason = r.entry.reason if r.entry is not None else message
             lines.append(f"not ok {name} # TODO {_tap_safe(reason)}")
+        elif r.unexpected and not view.decides(r):
+            lines.append(f"not ok {name} # TODO {_tap_safe(_not_deciding(r) + message)}")
         else:
             lines.append(f"not ok {name}")
         diag = {"outcome": str(r.outcome), "spec": r.case.spec, "level": r.case.level}
@@ -327,18 +386,37 @@ def summary_rows(run: RunResult) -> tuple[list[Outcome], list[tuple[str, Counter
     return columns, sorted(per_op.items())
 
 
-def _verdict_line(run: RunResult) -> str:
-    totals = run.totals()
-    unexpected = len(run.unexpected)
+def profile_summary(view: RunResult) -> str:
+    """One profile's counts: ``verdict: 5 passed, 1 xfail, 0 unexpected``."""
+    totals = view.totals()
     parts = [f"{totals[Outcome.PASS]} passed"]
     for o in (Outcome.SKIPPED, Outcome.XFAIL):
         if totals[o]:
             parts.append(f"{totals[o]} {o}")
-    parts.append(f"{unexpected} unexpected")
-    if run.stale_fails:
-        parts.append(f"{len(run.stale_fails)} stale expectations")
+    parts.append(f"{len(view.failing)} unexpected")
+    if view.not_met:
+        parts.append(f"{len(view.not_met)} SHOULD/MAY not met")
+    if view.stale_fails:
+        parts.append(f"{len(view.stale_fails)} stale expectations")
+    return f"{view.profile}: " + ", ".join(parts)
+
+
+def _verdict_line(run: RunResult) -> str:
     status = "PASSED" if run.ok else "FAILED"
-    return f"{status}: " + ", ".join(parts) + f" ({len(run.results)} cases, {run.duration_s:.2f} s)"
+    views = "; ".join(profile_summary(v) for v in run.profiles)
+    return f"{status}: {views} ({len(run.results)} cases, {run.duration_s:.2f} s)"
+
+
+def unexpected_cases(run: RunResult) -> list[tuple[CaseResult, tuple[str, ...]]]:
+    """Each case unexpected in some profile, once (as the last such profile judged it), with
+    the profiles it is unexpected in."""
+    found: dict[str, tuple[CaseResult, tuple[str, ...]]] = {}
+    for view in run.profiles:
+        for r in view.unexpected:
+            names = found[r.case.id][1] if r.case.id in found else ()
+            found[r.case.id] = (r, (*names, str(view.profile)))
+    order = {r.case.id: i for i, r in enumerate(run.results)}
+    return sorted(found.values(), key=lambda item: order[item[0].case.id])
 
 
 def markdown_text(run: RunResult, repro: Repro | None = None) -> str:
@@ -353,21 +431,25 @@ def markdown_text(run: RunResult, repro: Repro | None = None) -> str:
     ]
     if run.handshake_failure is not None:
         out += [f"> Handshake failed: {_md(handshake_message(run.handshake_failure))}", ""]
-    columns, rows = summary_rows(run)
-    out.append("| operation | " + " | ".join(str(c) for c in columns) + " | total |")
-    out.append("| --- |" + " ---: |" * (len(columns) + 1))
-    for op, counts in rows:
-        cells = " | ".join(str(counts.get(c, 0)) for c in columns)
-        out.append(f"| `{op}` | {cells} | {sum(counts.values())} |")
-    out.append("")
-    unexpected = run.unexpected
+    for view in run.profiles:
+        out += [f"### Profile `{view.profile}`: {_md(profile_summary(view))}", ""]
+        columns, rows = summary_rows(view)
+        out.append("| operation | " + " | ".join(str(c) for c in columns) + " | total |")
+        out.append("| --- |" + " ---: |" * (len(columns) + 1))
+        for op, counts in rows:
+            cells = " | ".join(str(counts.get(c, 0)) for c in columns)
+            out.append(f"| `{op}` | {cells} | {sum(counts.values())} |")
+        out.append("")
+    unexpected = [(r, p) for r, p in unexpected_cases(run) if run.decides(r)]
+    not_met = [(r, p) for r, p in unexpected_cases(run) if not run.decides(r)]
     if unexpected:
         out += [f"### Unexpected results ({len(unexpected)})", ""]
-        for r in unexpected[:100]:
+        for r, profiles in unexpected[:100]:
             msg = r.verdict.detail.message if r.verdict.detail else ""
             out.append(
                 f"<details><summary><code>{_html(r.case.id)}</code>: {r.outcome} "
-                f"({r.case.spec}, {r.case.level}): {_html(msg[:200])}</summary>"
+                f"({r.case.spec}, {r.case.level}; {', '.join(profiles)}): "
+                f"{_html(msg[:200])}</summary>"
             )
             out.append("")
             detail = case_detail(r, clip=_TERMINAL_CLIP) or {}
@@ -382,9 +464,14 @@ def markdown_text(run: RunResult, repro: Repro | None = None) -> str:
             out += ["", "</details>", ""]
         if len(unexpected) > 100:
             out += [f"... and {len(unexpected) - 100} more (see the JSON report).", ""]
-    if run.stale:
+    if not_met:
+        out += [f"### SHOULD and MAY cases not met ({len(not_met)}; they decide nothing)", ""]
+        out += [f"- `{r.case.id}` ({r.case.spec}, {r.case.level}): {r.outcome}" for r, _ in not_met]
+        out.append("")
+    stale = _stale(run)
+    if stale:
         out += ["### Stale expectations", ""]
-        out += [f"- {_md(s.describe())}" for s in run.stale]
+        out += [f"- {_md(s.describe())}" for s in stale]
         out.append("")
     return "\n".join(out)
 
@@ -440,9 +527,10 @@ def _indent(text: str, prefix: str = "      ") -> str:
     return "\n".join(prefix + ln for ln in text.splitlines())
 
 
-def failure_block(r: CaseResult, repro: Repro) -> list[str]:
+def failure_block(r: CaseResult, repro: Repro, profiles: Sequence[str] = ()) -> list[str]:
     d = r.verdict.detail
-    out = [f"{str(r.outcome).upper()} {r.case.id}  [{r.case.spec}, {r.case.level}]"]
+    where = f" in {', '.join(profiles)}" if profiles else ""
+    out = [f"{str(r.outcome).upper()} {r.case.id}  [{r.case.spec}, {r.case.level}]{where}"]
     if d is not None:
         out.append(f"  {d.message}")
         if d.mismatch is not None:
@@ -467,6 +555,17 @@ def failure_block(r: CaseResult, repro: Repro) -> list[str]:
     return out
 
 
+def _profile_table(view: RunResult) -> list[str]:
+    columns, rows = summary_rows(view)
+    table_rows = [
+        [op, *(str(c.get(col, 0)) for col in columns), str(sum(c.values()))] for op, c in rows
+    ]
+    totals = view.totals()
+    table_rows.append(["TOTAL", *(str(totals[col]) for col in columns), str(len(view.results))])
+    header = ["operation", *(str(c) for c in columns), "total"]
+    return [f"profile {view.profile}:", *_table(header, table_rows), ""]
+
+
 def terminal_text(run: RunResult, repro: Repro, *, verbosity: int = 0, limit: int = 20) -> str:
     out: list[str] = []
     if verbosity >= 0:
@@ -482,15 +581,11 @@ def terminal_text(run: RunResult, repro: Repro, *, verbosity: int = 0, limit: in
         if run.restarts:
             out.append(f"the adapter was restarted {run.restarts} time(s)")
         out.append("")
-        columns, rows = summary_rows(run)
-        table_rows = [
-            [op, *(str(c.get(col, 0)) for col in columns), str(sum(c.values()))] for op, c in rows
-        ]
-        totals = run.totals()
-        table_rows.append(["TOTAL", *(str(totals[col]) for col in columns), str(len(run.results))])
-        out += _table(["operation", *(str(c) for c in columns), "total"], table_rows)
-        out.append("")
-    unexpected = run.unexpected
+        for view in run.profiles:
+            out += _profile_table(view)
+    listed = unexpected_cases(run)
+    unexpected = [r for r, _ in listed if run.decides(r)]
+    where = {r.case.id: p for r, p in listed} if len(run.profiles) > 1 else {}
     if unexpected and verbosity >= 0:
         if nearly_all_failed(run):
             first = unexpected[0]
@@ -510,7 +605,7 @@ def terminal_text(run: RunResult, repro: Repro, *, verbosity: int = 0, limit: in
         out.append("")
         shown = unexpected if verbosity > 0 else unexpected[:limit]
         for r in shown:
-            out += failure_block(r, repro)
+            out += failure_block(r, repro, where.get(r.case.id, ()))
             out.append("")
         if len(shown) < len(unexpected):
             out.append(
@@ -518,9 +613,15 @@ def terminal_text(run: RunResult, repro: Repro, *, verbosity: int = 0, limit: in
                 "(use -v, or --report json:FILE)"
             )
             out.append("")
-    if run.stale and verbosity >= 0:
+    not_met = [(r, p) for r, p in listed if not run.decides(r)]
+    if not_met and verbosity >= 0:
+        out.append(f"SHOULD and MAY cases not met ({len(not_met)}; they decide nothing):")
+        out += [f"  {r.case.id} [{r.case.spec}, {r.case.level}]: {r.outcome}" for r, _ in not_met]
+        out.append("")
+    stale = _stale(run)
+    if stale and verbosity >= 0:
         out.append("stale expectations:")
-        out += [f"  {s.describe()}" for s in run.stale]
+        out += [f"  {s.describe()}" for s in stale]
         out.append("")
     out.append(_verdict_line(run))
     return "\n".join(out) + "\n"

@@ -6,7 +6,7 @@ import datetime as dt
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import protocol
 from .expectations import (
@@ -21,8 +21,9 @@ from .expectations import (
     stale_entries,
 )
 from .governed import governed_reply
-from .implementation import Implementation
-from .outcomes import UNEXPECTED, Detail, Outcome, Verdict, judge
+from .implementation import Exchange, Implementation
+from .outcomes import UNEXPECTED, Detail, Outcome, Verdict
+from .profiles import PROFILES, Profile, judge_in
 from .protocol import Failure, ImplementationInfo, Timeout
 from .vectors import Case, Suite
 
@@ -65,6 +66,15 @@ class RunResult:
     restarts: int
     stale: tuple[StaleEntry, ...] = ()
     expectations: Expectations = NO_EXPECTATIONS
+    profile: Profile = Profile.DIAGNOSTICS  # what ``results`` were judged in (SPEC.md#profiles)
+    strict_levels: bool = False  # SHOULD and MAY cases decide too
+    # the same replies judged in the run's other profiles
+    others: tuple[RunResult, ...] = ()
+
+    @property
+    def profiles(self) -> tuple[RunResult, ...]:
+        """The run in each of its profiles, in ``PROFILES`` order."""
+        return tuple(sorted((self, *self.others), key=lambda r: PROFILES.index(r.profile)))
 
     def totals(self) -> dict[Outcome, int]:
         counts = Counter(r.outcome for r in self.results)
@@ -72,7 +82,22 @@ class RunResult:
 
     @property
     def unexpected(self) -> tuple[CaseResult, ...]:
+        """Unexpected results at every level."""
         return tuple(r for r in self.results if r.unexpected)
+
+    def decides(self, r: CaseResult) -> bool:
+        """Whether the case's result decides conformance (SPEC.md#levels)."""
+        return self.strict_levels or r.case.level == "MUST"
+
+    @property
+    def failing(self) -> tuple[CaseResult, ...]:
+        """Unexpected results that fail this profile."""
+        return tuple(r for r in self.unexpected if self.decides(r))
+
+    @property
+    def not_met(self) -> tuple[CaseResult, ...]:
+        """Unexpected results of SHOULD and MAY cases: reported, deciding nothing."""
+        return tuple(r for r in self.unexpected if not self.decides(r))
 
     @property
     def stale_fails(self) -> tuple[StaleEntry, ...]:
@@ -80,8 +105,14 @@ class RunResult:
         return tuple(s for s in self.stale if s.problem == "matches_no_case")
 
     @property
+    def passed(self) -> bool:
+        """This profile conforms."""
+        return not self.failing and not self.stale_fails
+
+    @property
     def ok(self) -> bool:
-        return not self.unexpected and not self.stale_fails
+        """Every profile of the run conforms."""
+        return all(view.passed for view in self.profiles)
 
 
 Progress = Callable[[int, int, CaseResult], None]
@@ -109,10 +140,15 @@ def run_cases(
     *,
     expectations: Expectations = NO_EXPECTATIONS,
     progress: Progress | None = None,
+    profiles: Sequence[Profile] = PROFILES,
+    strict_levels: bool = False,
 ) -> RunResult:
+    """The run, judged in the last of ``profiles`` (in ``PROFILES`` order), the others in
+    ``others``: each case is sent once and its reply judged in every profile."""
     started = dt.datetime.now(dt.UTC)
     t0 = time.perf_counter()
-    results: list[CaseResult] = []
+    chosen = tuple(p for p in PROFILES if p in profiles) or PROFILES
+    results: dict[Profile, list[CaseResult]] = {p: [] for p in chosen}
     handshake = impl.start()
     info = handshake if isinstance(handshake, ImplementationInfo) else None
     # Without a handshake every operation is tried: the cases then show what is wrong.
@@ -121,41 +157,25 @@ def run_cases(
     # Decide up front which cases are not run, so the rest can go to the implementation as one
     # batch (a persistent adapter overlaps them); results still come back in case order.
     plan = [
-        (seq, case, entry, _not_run(case, entry, supported))
+        (seq, case, entries, tuple(_not_run(case, e, supported) for e in entries))
         for seq, case in enumerate(cases, start=1)
-        for entry in (expectations.lookup(case),)
+        for entries in (tuple(expectations.lookup(case, p) for p in chosen),)
     ]
     try:
-        exchanges = impl.run_batch((seq, case) for seq, case, _, pre in plan if pre is None)
-        for seq, case, entry, pre in plan:
-            if pre is not None:
-                result = CaseResult(case, seq, pre, 0.0, entry)
-            else:
-                ex = next(exchanges)
-                verdict = apply(judge(case.expect, governed_reply(case, ex.reply)), entry)
-                result = CaseResult(
-                    case,
-                    seq,
-                    verdict,
-                    ex.duration_s or 0.0,
-                    entry,
-                    ex.request,
-                    ex.response,
-                    ex.stderr,
-                )
-            results.append(result)
+        exchanges = impl.run_batch(
+            (seq, case) for seq, case, _, pre in plan if any(v is None for v in pre)
+        )
+        for seq, case, entries, pre in plan:
+            ex = next(exchanges) if any(v is None for v in pre) else None
+            for profile, entry, skip in zip(chosen, entries, pre, strict=True):
+                results[profile].append(_result(case, seq, profile, entry=entry, skip=skip, ex=ex))
             if progress is not None:
-                progress(seq, total, result)
+                progress(seq, total, results[chosen[-1]][-1])
     finally:
         impl.close()
-    stale: tuple[StaleEntry, ...] = ()
-    if expectations.entries:
-        stale = stale_entries(
-            expectations, suite.cases, (Judged(r.case, r.verdict, r.entry) for r in results)
-        )
-    return RunResult(
+    run = RunResult(
         suite=suite,
-        results=tuple(results),
+        results=(),
         mode=impl.mode,
         command=impl.command,
         info=info,
@@ -163,6 +183,49 @@ def run_cases(
         started=started,
         duration_s=time.perf_counter() - t0,
         restarts=impl.restarts,
-        stale=stale,
         expectations=expectations,
+        strict_levels=strict_levels,
     )
+    views = [
+        replace(
+            run,
+            results=tuple(results[p]),
+            stale=_stale(expectations, suite, results[p], p),
+            profile=p,
+        )
+        for p in chosen
+    ]
+    return replace(views[-1], others=tuple(views[:-1]))
+
+
+def _result(
+    case: Case,
+    seq: int,
+    profile: Profile,
+    *,
+    entry: Entry | None,
+    skip: Verdict | None,
+    ex: Exchange | None,
+) -> CaseResult:
+    if skip is not None or ex is None:
+        return CaseResult(case, seq, skip or Verdict(Outcome.SKIPPED), 0.0, entry)
+    judged = judge_in(profile, case.operation, case.expect, governed_reply(case, ex.reply))
+    return CaseResult(
+        case,
+        seq,
+        apply(judged, entry),
+        ex.duration_s or 0.0,
+        entry,
+        ex.request,
+        ex.response,
+        ex.stderr,
+    )
+
+
+def _stale(
+    expectations: Expectations, suite: Suite, results: Sequence[CaseResult], profile: Profile
+) -> tuple[StaleEntry, ...]:
+    if not expectations.entries:
+        return ()
+    judged = (Judged(r.case, r.verdict, r.entry, profile) for r in results)
+    return stale_entries(expectations, suite.cases, judged)

@@ -1,0 +1,2627 @@
+"""How much the conformance suite decides: named semantic mutants of the reference, each killed
+or not by the MUST vectors.
+
+    python tools/suite_adequacy.py [--jobs N] [-k NAME ...] [--list]
+
+Each mutant is another reading of one SPEC rule (a flipped comparison, a missing check, another
+order of checks, another limit, a rule applied to the wrong messages, ...), applied in-process by
+replacing a function or constant of the reference, or by wrapping one operation of
+``reasoning_replay.operations.dispatch``. The suite then runs against the mutated reference in
+the diagnostics profile (SPEC.md#profiles); a mutant is *killed* when a MUST vector fails. Every
+reading goes through the reader's statement path (``reader._read_strict``, pure Python): the
+accelerated fast paths change no verdict, and bypassing them makes each mutant reach every text.
+
+The tool prints, per SPEC rule, the mutants its MUST vectors kill, each with how many vectors
+kill it in the diagnostics profile and in the verdict profile (``name (12/8)``; a mutant only
+the diagnostics profile kills is another code for the same verdict), then the survivors. Exit
+status: 0 every mutant killed or listed in ``EQUIVALENT`` with the SPEC sentence that makes
+both readings conform; 1 a survivor, an ``EQUIVALENT`` mutant that a vector kills (a stale
+entry), or a mutant that makes the reference raise (a bug of the mutant); 2 the unmutated
+reference fails the suite in this harness (the measurement would mean nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+import re
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+from reasoning_replay import (
+    cache_state,
+    capture,
+    dedupe,
+    envelope,
+    history,
+    jsontext,
+    operations,
+    overrides,
+    planner,
+    provider_input,
+    reader,
+    redaction,
+    scan,
+    telemetry,
+    validation,
+    writer,
+)
+from reasoning_replay.cache_state import ALLOWED_EFFORTS
+from reasoning_replay.diagnostics import Code
+from reasoning_replay.envelope import ReasoningReplayItem
+from reasoning_replay.operations import OperationResult
+from reasoning_replay.suite.inprocess import InProcessImplementation
+from reasoning_replay.suite.outcomes import Outcome as CaseOutcome
+from reasoning_replay.suite.profiles import Profile
+from reasoning_replay.suite.runner import RunResult, run_cases
+from reasoning_replay.suite.vectors import Case, Expect, Suite, load_suite, make_suite
+
+REPO: Final = Path(__file__).resolve().parents[1]
+VECTORS: Final = REPO / "conformance" / "vectors"
+
+Handler = Callable[[Mapping[str, Any]], OperationResult]
+Wrapper = Callable[[Mapping[str, Any], Handler], OperationResult]
+
+
+# ---------------------------------------------------------------------------------------------
+# Patching the reference
+
+
+@dataclass
+class Patcher:
+    """Replacements of the reference's attributes, undone in reverse order; and per-operation
+    wrappers of the dispatch function."""
+
+    wrappers: dict[str, Wrapper] = field(default_factory=dict)
+    _undo: list[tuple[object, str, object]] = field(default_factory=list)
+
+    def set(self, owner: object, name: str, value: object) -> None:
+        self._undo.append((owner, name, getattr(owner, name)))
+        setattr(owner, name, value)
+
+    def everywhere(self, original: object, replacement: object) -> None:
+        """Replace ``original`` under every name a module of the reference binds it to (a
+        ``from x import f`` binds it again in the importing module)."""
+        hits = 0
+        for name, module in list(sys.modules.items()):
+            if not name.startswith("reasoning_replay") or name.startswith("reasoning_replay.suite"):
+                continue
+            for attr, value in list(vars(module).items()):
+                if value is original:
+                    self.set(module, attr, replacement)
+                    hits += 1
+        if hits == 0:
+            raise LookupError(f"{original!r} is bound nowhere in the reference")
+
+    def wrap(self, operation: str, wrapper: Wrapper) -> None:
+        self.wrappers[operation] = wrapper
+
+    def undo(self) -> None:
+        while self._undo:
+            owner, name, value = self._undo.pop()
+            setattr(owner, name, value)
+        self.wrappers.clear()
+
+    def dispatch(self, operation: str, data: Mapping[str, Any]) -> OperationResult:
+        def handler(d: Mapping[str, Any]) -> OperationResult:
+            return operations.dispatch(operation, d)
+
+        wrapper = self.wrappers.get(operation)
+        return handler(data) if wrapper is None else wrapper(data, handler)
+
+
+def _statement_reader(text: str | bytes) -> reader.ReadResult:
+    """The reader's exhaustive path (SPEC E6 in order), for every text."""
+    if not isinstance(text, (str, bytes)):
+        return reader._REFUSED[Code.JSON_MALFORMED]
+    return reader._read_strict(text)
+
+
+def statement_paths(p: Patcher) -> None:
+    """No accelerator, no fast path: each reading is the statement of SPEC E6."""
+    p.set(reader, "_accelerator", None)
+    p.set(jsontext, "_accelerator", None)
+    p.everywhere(reader.parse_reasoning_replay_envelope, _statement_reader)
+
+
+Apply = Callable[[Patcher], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Mutant:
+    name: str
+    rule: str  # the SPEC anchor whose other reading it is
+    reading: str
+    apply: Apply
+    raises: bool = False  # the reading is to raise: an error reply is its verdict
+
+
+CATALOGUE: list[Mutant] = []
+
+
+def mutant(rule: str, reading: str, *, raises: bool = False) -> Callable[[Apply], Apply]:
+    def register(apply: Apply) -> Apply:
+        name = apply.__name__.removeprefix("m_").replace("_", "-")
+        CATALOGUE.append(Mutant(name, rule, reading, apply, raises))
+        return apply
+
+    return register
+
+
+@dataclass(frozen=True, slots=True)
+class Allowed:
+    """Why a mutant is a conforming reading: the SPEC rule and its sentence, quoted exactly
+    (a test checks that SPEC.md still says it), and how the mutant falls under it."""
+
+    rule: str
+    sentence: str
+    because: str
+
+    def describe(self) -> str:
+        return f"SPEC {self.rule}: {self.sentence!r} ({self.because})"
+
+
+# Mutants that both readings of SPEC allow. An entry whose mutant a vector kills is stale (the
+# rule was tightened): the tool then fails until the entry is removed. None today: E4.1's limits
+# became fixed MUST limits, which killed the depth and size readings this once allowed.
+EQUIVALENT: Final[dict[str, Allowed]] = {}
+
+
+def _result(output: dict[str, Any] | None = None, code: Code | None = None) -> OperationResult:
+    return OperationResult(output=output, code=None if code is None else code.value)
+
+
+def _envelope_checker(
+    transform: Callable[[object], object | Code],
+) -> Callable[[Patcher], None]:
+    """A mutant that rewrites (or refuses) an envelope value before the reference checks it."""
+
+    def apply(p: Patcher) -> None:
+        original = envelope.check_envelope_value
+
+        def mutated(value: object) -> ReasoningReplayItem | Code:
+            changed = transform(value)
+            return changed if isinstance(changed, Code) else original(changed)
+
+        p.everywhere(original, mutated)
+
+    return apply
+
+
+def _item_checker(transform: Callable[[object], object | Code]) -> Callable[[Patcher], None]:
+    def apply(p: Patcher) -> None:
+        original = envelope.check_item_value
+
+        def mutated(item: object) -> ReasoningReplayItem | Code:
+            changed = transform(item)
+            return changed if isinstance(changed, Code) else original(changed)
+
+        p.everywhere(original, mutated)
+
+    return apply
+
+
+def _record_of(message: history.HistoryMessage) -> cache_state.CacheStateRecord | Code | None:
+    """The record of a message's cache-state channel, as the reference reads it."""
+    channel = message.channels.get(cache_state.CACHE_STATE_CHANNEL, ())
+    return cache_state.read_cache_state(channel)
+
+
+# ---------------------------------------------------------------------------------------------
+# The envelope (SPEC §3)
+
+
+def _with(value: object, **members: object) -> object:
+    return {**value, **members} if isinstance(value, dict) else value
+
+
+@mutant("E1", "version true is read as the number 1")
+def m_version_true_accepted(p: Patcher) -> None:
+    _envelope_checker(
+        lambda v: _with(v, version=1) if isinstance(v, dict) and v.get("version") is True else v
+    )(p)
+
+
+@mutant("E1", "version is compared as written: 1.0 is not version 1")
+def m_version_float_unsupported(p: Patcher) -> None:
+    _envelope_checker(
+        lambda v: (
+            Code.ENVELOPE_VERSION_UNSUPPORTED
+            if isinstance(v, dict)
+            and v.get("schema") == envelope.SCHEMA_NAME
+            and isinstance(v.get("version"), float)
+            else v
+        )
+    )(p)
+
+
+@mutant("E1", "a version string holding a number is that number")
+def m_version_string_accepted(p: Patcher) -> None:
+    _envelope_checker(
+        lambda v: _with(v, version=1) if isinstance(v, dict) and v.get("version") == "1" else v
+    )(p)
+
+
+@mutant("E1", "the schema name is compared case-insensitively")
+def m_schema_case_insensitive(p: Patcher) -> None:
+    def transform(v: object) -> object:
+        schema = v.get("schema") if isinstance(v, dict) else None
+        if isinstance(schema, str) and schema.lower() == envelope.SCHEMA_NAME:
+            return _with(v, schema=envelope.SCHEMA_NAME)
+        return v
+
+    _envelope_checker(transform)(p)
+
+
+@mutant("E1", "unknown envelope members are ignored")
+def m_envelope_extra_member_ignored(p: Patcher) -> None:
+    _envelope_checker(
+        lambda v: (
+            {k: x for k, x in v.items() if k in envelope.ENVELOPE_MEMBERS}
+            if isinstance(v, dict) and v.get("schema") == envelope.SCHEMA_NAME
+            else v
+        )
+    )(p)
+
+
+@mutant("E6", "an unknown envelope member is refused before the version is checked")
+def m_unknown_member_before_version(p: Patcher) -> None:
+    _envelope_checker(
+        lambda v: (
+            Code.ENVELOPE_MEMBER_UNKNOWN
+            if isinstance(v, dict)
+            and v.get("schema") == envelope.SCHEMA_NAME
+            and not v.keys() <= envelope.ENVELOPE_MEMBERS
+            else v
+        )
+    )(p)
+
+
+@mutant("E6", "a missing version is an invalid version")
+def m_missing_version_invalid(p: Patcher) -> None:
+    _envelope_checker(
+        lambda v: (
+            Code.ENVELOPE_VERSION_INVALID
+            if isinstance(v, dict)
+            and v.get("schema") == envelope.SCHEMA_NAME
+            and "version" not in v
+            else v
+        )
+    )(p)
+
+
+@mutant("E6", "a JSON value that is not an object is malformed JSON")
+def m_not_object_malformed(p: Patcher) -> None:
+    _envelope_checker(lambda v: v if isinstance(v, dict) else Code.JSON_MALFORMED)(p)
+
+
+@mutant("H2", "a redacted record is an unknown schema")
+def m_redacted_unknown_schema(p: Patcher) -> None:
+    _envelope_checker(
+        lambda v: (
+            Code.ENVELOPE_SCHEMA_UNKNOWN
+            if isinstance(v, dict) and v.get("schema") == envelope.REDACTED_SCHEMA_NAME
+            else v
+        )
+    )(p)
+
+
+def _accept_empty(member: str) -> Callable[[Patcher], None]:
+    """The item check with an empty string accepted for ``member``."""
+
+    def apply(p: Patcher) -> None:
+        original = envelope.check_item_value
+
+        def mutated(item: object) -> ReasoningReplayItem | Code:
+            if isinstance(item, dict) and item.get(member) == "":
+                checked = original({**item, member: "x"})
+                if isinstance(checked, ReasoningReplayItem):
+                    return msgspec.structs.replace(checked, **{member: ""})
+                return checked
+            return original(item)
+
+        p.everywhere(original, mutated)
+
+    return apply
+
+
+@mutant("E2", "an empty id is an id")
+def m_empty_id_accepted(p: Patcher) -> None:
+    _accept_empty("id")(p)
+
+
+@mutant("E2", "an empty encrypted_content is a ciphertext")
+def m_empty_ciphertext_accepted(p: Patcher) -> None:
+    _accept_empty("encrypted_content")(p)
+
+
+@mutant("E2", "an empty content array means no content")
+def m_empty_content_dropped(p: Patcher) -> None:
+    _item_checker(
+        lambda i: (
+            {k: v for k, v in i.items() if k != "content"}
+            if isinstance(i, dict) and i.get("content") == []
+            else i
+        )
+    )(p)
+
+
+@mutant("E2", "content null means no content")
+def m_null_content_dropped(p: Patcher) -> None:
+    _item_checker(
+        lambda i: (
+            {k: v for k, v in i.items() if k != "content"}
+            if isinstance(i, dict) and "content" in i and i["content"] is None
+            else i
+        )
+    )(p)
+
+
+@mutant("E2", "the item type is compared case-insensitively")
+def m_item_type_case_insensitive(p: Patcher) -> None:
+    _item_checker(
+        lambda i: (
+            _with(i, type="reasoning")
+            if isinstance(i, dict)
+            and isinstance(i.get("type"), str)
+            and i["type"].lower() == "reasoning"
+            else i
+        )
+    )(p)
+
+
+def _strip_part_members(parts: object) -> object:
+    if not isinstance(parts, list):
+        return parts
+    return [
+        {k: v for k, v in part.items() if k in envelope.PART_MEMBERS}
+        if isinstance(part, dict)
+        else part
+        for part in parts
+    ]
+
+
+@mutant("E2", "extra members of a summary part are ignored")
+def m_part_extra_member_ignored(p: Patcher) -> None:
+    _item_checker(
+        lambda i: (
+            _with(i, summary=_strip_part_members(i.get("summary")))
+            if isinstance(i, dict) and "summary" in i
+            else i
+        )
+    )(p)
+
+
+@mutant("E2", "a summary part of any type is a summary part")
+def m_part_type_unchecked(p: Patcher) -> None:
+    def retype(parts: object) -> object:
+        if not isinstance(parts, list):
+            return parts
+        return [
+            _with(part, type="summary_text") if isinstance(part, dict) else part for part in parts
+        ]
+
+    _item_checker(
+        lambda i: (
+            _with(i, summary=retype(i.get("summary")))
+            if isinstance(i, dict) and "summary" in i
+            else i
+        )
+    )(p)
+
+
+@mutant("E6", "the summary is checked before the id")
+def m_summary_before_id(p: Patcher) -> None:
+    def transform(i: object) -> object:
+        if (
+            isinstance(i, dict)
+            and i.keys() <= envelope.ITEM_MEMBERS
+            and i.get("type") == "reasoning"
+            and envelope.part_texts(i.get("summary"), envelope.SUMMARY_PART_TYPE) is None
+        ):
+            return Code.ITEM_SUMMARY_INVALID
+        return i
+
+    _item_checker(transform)(p)
+
+
+@mutant("E6", "the ciphertext is checked before the summary")
+def m_ciphertext_before_summary(p: Patcher) -> None:
+    def transform(i: object) -> object:
+        if (
+            isinstance(i, dict)
+            and i.keys() <= envelope.ITEM_MEMBERS
+            and i.get("type") == "reasoning"
+        ):
+            item_id = i.get("id")
+            ciphertext = i.get("encrypted_content")
+            if (
+                isinstance(item_id, str)
+                and item_id
+                and not (isinstance(ciphertext, str) and ciphertext)
+            ):
+                return Code.ITEM_CIPHERTEXT_INVALID
+        return i
+
+    _item_checker(transform)(p)
+
+
+@mutant("E3", "unknown item members are dropped, the rest is replayed")
+def m_unknown_item_member_dropped(p: Patcher) -> None:
+    _item_checker(
+        lambda i: (
+            {k: v for k, v in i.items() if k in envelope.ITEM_MEMBERS} if isinstance(i, dict) else i
+        )
+    )(p)
+
+
+@mutant("E3", "the item type is checked before unknown members")
+def m_type_before_unknown_member(p: Patcher) -> None:
+    _item_checker(
+        lambda i: (
+            Code.ITEM_TYPE_INVALID if isinstance(i, dict) and i.get("type") != "reasoning" else i
+        )
+    )(p)
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON text (SPEC E4, E4.1, E4.2, S2)
+
+
+@mutant("E4", "duplicate members are allowed; the last one wins")
+def m_duplicates_last_wins(p: Patcher) -> None:
+    original = jsontext.parse_strict
+
+    def mutated(text: str | bytes) -> object:
+        parsed = original(text)
+        if isinstance(parsed, jsontext.TextRefused) and parsed.code is Code.JSON_DUPLICATE_MEMBER:
+            return json.loads(text)
+        return parsed
+
+    p.everywhere(original, mutated)
+
+
+@mutant("E4", "duplicate members are allowed; the first one wins")
+def m_duplicates_first_wins(p: Patcher) -> None:
+    original = jsontext.parse_strict
+
+    def first(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in pairs:
+            out.setdefault(k, v)
+        return out
+
+    def mutated(text: str | bytes) -> object:
+        parsed = original(text)
+        if isinstance(parsed, jsontext.TextRefused) and parsed.code is Code.JSON_DUPLICATE_MEMBER:
+            return json.loads(text, object_pairs_hook=first)
+        return parsed
+
+    p.everywhere(original, mutated)
+
+
+@mutant("E4", "a byte-order mark before the text is skipped")
+def m_bom_skipped(p: Patcher) -> None:
+    original = jsontext.parse_strict
+
+    def mutated(text: str | bytes) -> object:
+        if isinstance(text, bytes) and text.startswith(b"\xef\xbb\xbf"):
+            return original(text[3:])
+        if isinstance(text, str) and text.startswith("\ufeff"):
+            return original(text[1:])
+        return original(text)
+
+    p.everywhere(original, mutated)
+
+
+@mutant("E4", "NaN and Infinity are numbers")
+def m_non_json_numbers_accepted(p: Patcher) -> None:
+    p.set(jsontext, "_refuse_constant", float)
+
+
+@mutant("E4", "lone surrogates are accepted")
+def m_lone_surrogates_accepted(p: Patcher) -> None:
+    p.set(jsontext, "_has_surrogate", lambda text: False)
+
+
+@mutant("E4", "invalid UTF-8 is decoded with replacement characters")
+def m_invalid_utf8_replaced(p: Patcher) -> None:
+    original = jsontext.parse_strict
+
+    def mutated(text: str | bytes) -> object:
+        if isinstance(text, bytes):
+            return original(text.decode("utf-8", "replace"))
+        return original(text)
+
+    p.everywhere(original, mutated)
+
+
+@mutant("E6", "duplicate members are refused before lone surrogates")
+def m_duplicate_before_unicode(p: Patcher) -> None:
+    original = jsontext.parse_strict
+
+    def mutated(text: str | bytes) -> object:
+        parsed = original(text)
+        if isinstance(parsed, jsontext.TextRefused) and parsed.code is Code.JSON_INVALID_UNICODE:
+            chars = text.decode("utf-8", "surrogateescape") if isinstance(text, bytes) else text
+            if jsontext.has_duplicate_member(chars):
+                return jsontext.TextRefused(Code.JSON_DUPLICATE_MEMBER)
+        return parsed
+
+    p.everywhere(original, mutated)
+
+
+@mutant("E6", "malformed grammar is refused before the depth limit")
+def m_grammar_before_depth(p: Patcher) -> None:
+    original = jsontext._unreadable
+
+    def mutated(chars: str) -> jsontext.TextRefused:
+        refused = original(chars)
+        if refused.code is Code.LIMIT_EXCEEDED:
+            return jsontext.TextRefused(Code.JSON_MALFORMED)
+        return refused
+
+    p.set(jsontext, "_unreadable", mutated)
+
+
+def _depth_limit(limit: int) -> Callable[[Patcher], None]:
+    def apply(p: Patcher) -> None:
+        nesting, value_depth = jsontext.nesting_depth_exceeds, jsontext.value_depth_exceeds
+        p.everywhere(nesting, lambda text, limit_=limit: nesting(text, limit_))
+        p.everywhere(value_depth, lambda value, limit_=limit: value_depth(value, limit_))
+
+    return apply
+
+
+@mutant("E4-limits", "the depth limit is 31")
+def m_depth_31(p: Patcher) -> None:
+    _depth_limit(31)(p)
+
+
+@mutant("E4-limits", "the depth limit is 33")
+def m_depth_33(p: Patcher) -> None:
+    _depth_limit(33)(p)
+
+
+@mutant("E4-limits", "the size limit counts characters, not UTF-8 bytes")
+def m_size_in_characters(p: Patcher) -> None:
+    limit = jsontext.MAX_TEXT_BYTES
+    p.everywhere(
+        jsontext.text_length_exceeds_limit,
+        lambda text: len(text) > limit,
+    )
+
+
+@mutant(
+    "E4-total",
+    "a reader gives up (raises) on a text nested deeper than it can recurse",
+    raises=True,
+)
+def m_deep_text_raises(p: Patcher) -> None:
+    original = _statement_reader
+
+    def mutated(text: str | bytes) -> reader.ReadResult:
+        if len(text) > 2000 and text.count("[") + text.count("{") > 1000:  # type: ignore[arg-type]
+            raise RecursionError("maximum recursion depth exceeded")
+        return original(text)
+
+    p.everywhere(_statement_reader, mutated)
+
+
+@mutant("S2", "a reader that validates with the schema alone accepts duplicate members")
+def m_schema_only_duplicates(p: Patcher) -> None:
+    p.set(jsontext, "has_duplicate_member", lambda chars: False)
+    original = jsontext.parse_strict
+
+    def mutated(text: str | bytes) -> object:
+        parsed = original(text)
+        if isinstance(parsed, jsontext.TextRefused) and parsed.code is Code.JSON_DUPLICATE_MEMBER:
+            return json.loads(text)
+        return parsed
+
+    p.everywhere(original, mutated)
+
+
+# ---------------------------------------------------------------------------------------------
+# Legacy forms (E5), provider input (P1)
+
+
+@mutant("E5", "a legacy minimal record and a raw SDK snapshot are told apart the other way")
+def m_legacy_codes_swapped(p: Patcher) -> None:
+    original = envelope.classify_unversioned
+
+    def mutated(value: dict[str, Any]) -> Code:
+        code = original(value)
+        swap = {
+            Code.LEGACY_MINIMAL_RECORD: Code.RAW_SDK_SNAPSHOT,
+            Code.RAW_SDK_SNAPSHOT: Code.LEGACY_MINIMAL_RECORD,
+        }
+        return swap.get(code, code)
+
+    p.everywhere(original, mutated)
+
+
+@mutant("E5", "a legacy minimal record is resumable with an empty summary")
+def m_legacy_resumable(p: Patcher) -> None:
+    original = envelope.check_envelope_value
+
+    def mutated(value: object) -> ReasoningReplayItem | Code:
+        checked = original(value)
+        if checked is Code.LEGACY_MINIMAL_RECORD and isinstance(value, dict):
+            ciphertext, item_id = value.get("encrypted_content"), value.get("id")
+            if isinstance(ciphertext, str) and ciphertext and isinstance(item_id, str) and item_id:
+                return ReasoningReplayItem(item_id, (), ciphertext)
+        return checked
+
+    p.everywhere(original, mutated)
+
+
+def _provider_item(transform: Callable[[dict[str, Any]], dict[str, Any]]) -> Apply:
+    def apply(p: Patcher) -> None:
+        original = ReasoningReplayItem.to_provider_input
+
+        def mutated(self: ReasoningReplayItem) -> dict[str, Any]:
+            return transform(original(self))
+
+        def stored(self: ReasoningReplayItem) -> dict[str, Any]:
+            # what capture stores stays as it was: only what is sent to the provider changes
+            item = original(self)
+            return {
+                "schema": envelope.SCHEMA_NAME,
+                "version": envelope.SCHEMA_VERSION,
+                "item": item,
+            }
+
+        p.set(ReasoningReplayItem, "to_provider_input", mutated)
+        p.set(ReasoningReplayItem, "to_envelope", stored)
+
+    return apply
+
+
+@mutant("P1", "the provider input item gains status: completed")
+def m_provider_item_status_added(p: Patcher) -> None:
+    _provider_item(lambda item: {**item, "status": "completed"})(p)
+
+
+@mutant("P1", "the provider input item leaves out its content")
+def m_provider_item_content_dropped(p: Patcher) -> None:
+    _provider_item(lambda item: {k: v for k, v in item.items() if k != "content"})(p)
+
+
+@mutant("P1", "an empty summary is left out of the provider input item")
+def m_provider_item_empty_summary_dropped(p: Patcher) -> None:
+    _provider_item(lambda item: {k: v for k, v in item.items() if k != "summary" or v})(p)
+
+
+# ---------------------------------------------------------------------------------------------
+# Capture (SPEC §4)
+
+
+@mutant("C1", "response.output_item.added is a final source")
+def m_added_is_final(p: Patcher) -> None:
+    p.set(
+        capture, "FINAL_SOURCES", capture.FINAL_SOURCES | {capture.CaptureSource.OUTPUT_ITEM_ADDED}
+    )
+
+
+@mutant("C1", "response.incomplete is not a final source")
+def m_incomplete_not_final(p: Patcher) -> None:
+    p.set(
+        capture,
+        "FINAL_SOURCES",
+        capture.FINAL_SOURCES - {capture.CaptureSource.RESPONSE_INCOMPLETE},
+    )
+
+
+@mutant("C1", "an item with status incomplete is captured")
+def m_status_incomplete_captured(p: Patcher) -> None:
+    p.set(capture, "CAPTURABLE_STATUSES", (*capture.CAPTURABLE_STATUSES, "incomplete"))
+
+
+@mutant("C1", "an item without status is not completed")
+def m_status_missing_refused(p: Patcher) -> None:
+    p.set(capture, "CAPTURABLE_STATUSES", ("completed",))
+
+
+@mutant("C1", "the source is compared case-insensitively")
+def m_source_case_insensitive(p: Patcher) -> None:
+    p.wrap(
+        "capture",
+        lambda data, call: (
+            call({**data, "source": data["source"].lower()})
+            if isinstance(data.get("source"), str)
+            else call(data)
+        ),
+    )
+
+
+def _envelope_text_of(output: dict[str, Any], change: Callable[[dict[str, Any]], None]) -> str:
+    doc = json.loads(output["envelope_text"])
+    change(doc["item"])
+    return writer.canonical_json(doc)
+
+
+@mutant("C2", "status is kept in the captured item")
+def m_status_not_stripped(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        item = data.get("output_item")
+        if result.output is None or not isinstance(item, dict) or "status" not in item:
+            return result
+        text = _envelope_text_of(result.output, lambda i: i.update(status=item["status"]))
+        return OperationResult(output={"envelope_text": text})
+
+    p.wrap("capture", wrapper)
+
+
+@mutant("C2", "a part with extra members is refused instead of copied without them")
+def m_part_extra_member_refused(p: Patcher) -> None:
+    original = capture._part_texts
+
+    def mutated(value: object, part_type: str) -> tuple[str, ...] | None:
+        if isinstance(value, list) and any(
+            isinstance(part, Mapping) and part.keys() - {"type", "text"} for part in value
+        ):
+            return None
+        return original(value, part_type)
+
+    p.set(capture, "_part_texts", mutated)
+
+
+@mutant("C2", "content null is an invalid content")
+def m_capture_content_null_refused(p: Patcher) -> None:
+    p.wrap(
+        "capture",
+        lambda data, call: (
+            _result(code=Code.ITEM_CONTENT_INVALID)
+            if isinstance(data.get("output_item"), dict)
+            and "content" in data["output_item"]
+            and data["output_item"]["content"] is None
+            and data["output_item"].get("type") == "reasoning"
+            else call(data)
+        ),
+    )
+
+
+@mutant("C2", "a non-string id is written as a string")
+def m_capture_id_coerced(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        item = data.get("output_item")
+        if (
+            isinstance(item, dict)
+            and isinstance(item.get("id"), int | float)
+            and not isinstance(item.get("id"), bool)
+        ):
+            return call({**data, "output_item": {**item, "id": str(item["id"])}})
+        return call(data)
+
+    p.wrap("capture", wrapper)
+
+
+@mutant("C3", "non-ASCII characters are written as \\u escapes")
+def m_ascii_escapes(p: Patcher) -> None:
+    p.set(
+        writer,
+        "canonical_json",
+        lambda value: json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False),
+    )
+
+
+@mutant("C3", "members are written in sorted order")
+def m_sorted_members(p: Patcher) -> None:
+    p.set(
+        writer,
+        "canonical_json",
+        lambda value: json.dumps(
+            value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, sort_keys=True
+        ),
+    )
+
+
+@mutant("C3", "a space follows each separator")
+def m_spaced_separators(p: Patcher) -> None:
+    p.set(
+        writer,
+        "canonical_json",
+        lambda value: json.dumps(value, ensure_ascii=False, allow_nan=False),
+    )
+
+
+_KNOWN_SDK_MEMBERS: Final = frozenset(
+    ("type", "id", "summary", "encrypted_content", "content", "status")
+)
+
+
+@mutant("C4", "an SDK dump with members this SDK version does not know is not a reasoning item")
+def m_newer_sdk_dump_refused(p: Patcher) -> None:
+    p.wrap(
+        "capture",
+        lambda data, call: (
+            _result(code=Code.CAPTURE_NOT_REASONING)
+            if isinstance(data.get("output_item"), dict)
+            and data["output_item"].keys() - _KNOWN_SDK_MEMBERS
+            else call(data)
+        ),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Replay (SPEC §5, ST1, ST2, D7)
+
+
+@mutant("P2", "a message's replay items come after its own items")
+def m_reasoning_after_own_items(p: Patcher) -> None:
+    original = provider_input._own_items
+    # rebuild by_message with the two parts swapped: wrap the dataclass construction
+    original_build = provider_input.build_replay_input
+
+    def mutated(messages: Sequence[history.HistoryMessage], target: Any) -> Any:
+        built = original_build(messages, target)
+        swapped = []
+        for message, items in zip(messages, built.by_message, strict=False):
+            own = original(message, target)
+            replayed = list(items[: len(items) - len(own)])
+            swapped.append((*items[len(items) - len(own) :], *replayed))
+        return provider_input.ReplayRequestInput(
+            tuple(swapped) if built.by_message else (),
+            built.diagnostics,
+            built.deduplicated_exact,
+            built.id_ciphertext_conflicts,
+            built.rejected,
+        )
+
+    p.everywhere(original_build, mutated)
+
+
+@mutant("P2", "replay blocks of user messages are replayed too")
+def m_misplaced_blocks_replayed(p: Patcher) -> None:
+    original_build = provider_input.build_replay_input
+
+    def mutated(messages: Sequence[history.HistoryMessage], target: Any) -> Any:
+        return original_build([_as_assistant(m) for m in messages], target)
+
+    def _as_assistant(m: history.HistoryMessage) -> history.HistoryMessage:
+        if m.role == "assistant" or not m.replay_blocks:
+            return m
+        return history.HistoryMessage("assistant", m.provider, m.channels, m.items, m.response_id)
+
+    p.everywhere(original_build, mutated)
+
+
+@mutant("P2", "replay diagnostics are listed in the order they are found, not by location")
+def m_diagnostics_unsorted(p: Patcher) -> None:
+    original_build = provider_input.build_replay_input
+
+    def mutated(messages: Sequence[history.HistoryMessage], target: Any) -> Any:
+        built = original_build(messages, target)
+        dedupe_codes = {Code.DEDUPE_EXACT_DUPLICATE, Code.DEDUPE_ID_CIPHERTEXT_CONFLICT}
+        first = tuple(d for d in built.diagnostics if d.code not in dedupe_codes)
+        last = tuple(d for d in built.diagnostics if d.code in dedupe_codes)
+        return provider_input.ReplayRequestInput(
+            built.by_message,
+            first + last,
+            built.deduplicated_exact,
+            built.id_ciphertext_conflicts,
+            built.rejected,
+        )
+
+    p.everywhere(original_build, mutated)
+
+
+@mutant("P2", "a block that is not a text block is skipped without a diagnostic")
+def m_non_text_block_silent(p: Patcher) -> None:
+    original_build = provider_input.build_replay_input
+
+    def mutated(messages: Sequence[history.HistoryMessage], target: Any) -> Any:
+        built = original_build(messages, target)
+        kept = tuple(d for d in built.diagnostics if d.code is not Code.BLOCK_NOT_TEXT)
+        return provider_input.ReplayRequestInput(
+            built.by_message,
+            kept,
+            built.deduplicated_exact,
+            built.id_ciphertext_conflicts,
+            built.rejected,
+        )
+
+    p.everywhere(original_build, mutated)
+
+
+@mutant("P3", "a WebSocket replay sends only the messages after the last assistant message")
+def m_websocket_replay_increment(p: Patcher) -> None:
+    original_build = provider_input.build_replay_input
+
+    def mutated(messages: Sequence[history.HistoryMessage], target: Any) -> Any:
+        built = original_build(messages, target)
+        if target.transport is not provider_input.Transport.WEBSOCKET:
+            return built
+        last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=-1)
+        by_message = tuple(items if i > last else () for i, items in enumerate(built.by_message))
+        return provider_input.ReplayRequestInput(
+            by_message,
+            built.diagnostics,
+            built.deduplicated_exact,
+            built.id_ciphertext_conflicts,
+            built.rejected,
+        )
+
+    p.everywhere(original_build, mutated)
+
+
+@mutant("ST1", "a message's replay blocks are replayed last first")
+def m_blocks_reversed(p: Patcher) -> None:
+    p.set(
+        history.HistoryMessage,
+        "replay_blocks",
+        property(lambda self: tuple(reversed(self.channels.get(envelope.REPLAY_CHANNEL, ())))),
+    )
+
+
+@mutant("ST2", "the display channel reasoning is replayed as well")
+def m_display_channel_replayed(p: Patcher) -> None:
+    p.set(
+        history.HistoryMessage,
+        "replay_blocks",
+        property(
+            lambda self: (
+                *self.channels.get(envelope.REPLAY_CHANNEL, ()),
+                *self.channels.get(envelope.DISPLAY_CHANNEL, ()),
+            )
+        ),
+    )
+
+
+@mutant("D7", "xAI keeps the ids of assistant message items")
+def m_xai_ids_kept(p: Patcher) -> None:
+    p.set(provider_input, "XAI", "xai-never")
+
+
+@mutant("D7", "every provider drops the ids of assistant message items")
+def m_ids_dropped_for_all(p: Patcher) -> None:
+    original = provider_input._own_items
+
+    def mutated(message: history.HistoryMessage, target: Any) -> list[dict[str, Any]]:
+        return original(message, provider_input.ReplayTarget(provider_input.XAI))
+
+    p.set(provider_input, "_own_items", mutated)
+
+
+@mutant("D7", "xAI drops the id of every item, not only of assistant messages")
+def m_xai_drops_every_id(p: Patcher) -> None:
+    original = provider_input._own_items
+
+    def mutated(message: history.HistoryMessage, target: Any) -> list[dict[str, Any]]:
+        items = original(message, target)
+        if target.provider == provider_input.XAI:
+            for item in items:
+                item.pop("id", None)
+        return items
+
+    p.set(provider_input, "_own_items", mutated)
+
+
+# ---------------------------------------------------------------------------------------------
+# Deduplication (SPEC §6)
+
+
+def _identity(make: Callable[[ReasoningReplayItem, str], dedupe.DedupeIdentity]) -> Apply:
+    def apply(p: Patcher) -> None:
+        p.everywhere(dedupe.reasoning_replay_dedupe_key, make)
+
+    return apply
+
+
+@mutant("D1", "the dedupe identity leaves out the provider")
+def m_identity_without_provider(p: Patcher) -> None:
+    _identity(
+        lambda item, provider: dedupe.DedupeIdentity(
+            "", item.id, dedupe.ciphertext_sha256(item.encrypted_content)
+        )
+    )(p)
+
+
+@mutant("D1", "the dedupe identity is the id alone")
+def m_identity_id_only(p: Patcher) -> None:
+    _identity(lambda item, provider: dedupe.DedupeIdentity(provider, item.id, ""))(p)
+
+
+@mutant("D1", "the dedupe identity is the ciphertext alone")
+def m_identity_ciphertext_only(p: Patcher) -> None:
+    _identity(
+        lambda item, provider: dedupe.DedupeIdentity(
+            provider, "", dedupe.ciphertext_sha256(item.encrypted_content)
+        )
+    )(p)
+
+
+@mutant("D1", "a message without a recorded provider is from no provider, not the target's")
+def m_unrecorded_provider_empty(p: Patcher) -> None:
+    original_build = provider_input.build_replay_input
+
+    def mutated(messages: Sequence[history.HistoryMessage], target: Any) -> Any:
+        stamped = [
+            m
+            if m.provider is not None
+            else history.HistoryMessage(m.role, "", m.channels, m.items, m.response_id)
+            for m in messages
+        ]
+        return original_build(stamped, target)
+
+    p.everywhere(original_build, mutated)
+
+
+@mutant("D1", "the recorded provider is ignored: every item is the target's")
+def m_recorded_provider_ignored(p: Patcher) -> None:
+    original_build = provider_input.build_replay_input
+
+    def mutated(messages: Sequence[history.HistoryMessage], target: Any) -> Any:
+        plain = [
+            history.HistoryMessage(m.role, None, m.channels, m.items, m.response_id)
+            for m in messages
+        ]
+        return original_build(plain, target)
+
+    p.everywhere(original_build, mutated)
+
+
+@mutant("D1", "recorded providers are compared case-insensitively")
+def m_provider_case_insensitive(p: Patcher) -> None:
+    _identity(
+        lambda item, provider: dedupe.DedupeIdentity(
+            provider.lower(), item.id, dedupe.ciphertext_sha256(item.encrypted_content)
+        )
+    )(p)
+
+
+def _decisions(
+    change: Callable[[list[dedupe.DedupeIdentity]], list[dedupe.DedupeDecision]],
+) -> Apply:
+    def apply(p: Patcher) -> None:
+        p.everywhere(dedupe.decide, lambda identities: change(list(identities)))
+
+    return apply
+
+
+@mutant("D2", "of two exact duplicates the last is kept")
+def m_duplicates_keep_last(p: Patcher) -> None:
+    original = dedupe.decide
+
+    def change(ids: list[dedupe.DedupeIdentity]) -> list[dedupe.DedupeDecision]:
+        return list(reversed(original(list(reversed(ids)))))
+
+    _decisions(change)(p)
+
+
+@mutant("D2", "exact duplicates are all kept")
+def m_duplicates_kept(p: Patcher) -> None:
+    original = dedupe.decide
+    _decisions(
+        lambda ids: [
+            dedupe.DedupeDecision.KEEP if d is dedupe.DedupeDecision.DROP_DUPLICATE else d
+            for d in original(ids)
+        ]
+    )(p)
+
+
+@mutant("D3", "a new ciphertext under a known id is dropped")
+def m_conflict_dropped(p: Patcher) -> None:
+    original = dedupe.decide
+    _decisions(
+        lambda ids: [
+            dedupe.DedupeDecision.DROP_DUPLICATE if d is dedupe.DedupeDecision.KEEP_CONFLICT else d
+            for d in original(ids)
+        ]
+    )(p)
+
+
+@mutant("D3", "a new ciphertext under a known id is kept without a word")
+def m_conflict_silent(p: Patcher) -> None:
+    original = dedupe.decide
+    _decisions(
+        lambda ids: [
+            dedupe.DedupeDecision.KEEP if d is dedupe.DedupeDecision.KEEP_CONFLICT else d
+            for d in original(ids)
+        ]
+    )(p)
+
+
+@mutant("D3", "a conflict is judged against the last kept ciphertext only")
+def m_conflict_against_last(p: Patcher) -> None:
+    def change(ids: list[dedupe.DedupeIdentity]) -> list[dedupe.DedupeDecision]:
+        last: dict[tuple[str, str], dedupe.DedupeIdentity] = {}
+        out = []
+        for identity in ids:
+            key = (identity.provider, identity.id)
+            if last.get(key) == identity:
+                out.append(dedupe.DedupeDecision.DROP_DUPLICATE)
+                continue
+            out.append(
+                dedupe.DedupeDecision.KEEP_CONFLICT if key in last else dedupe.DedupeDecision.KEEP
+            )
+            last[key] = identity
+        return out
+
+    _decisions(change)(p)
+
+
+@mutant("D4", "the same ciphertext under another id is a duplicate")
+def m_same_ciphertext_duplicate(p: Patcher) -> None:
+    original = dedupe.decide
+
+    def change(ids: list[dedupe.DedupeIdentity]) -> list[dedupe.DedupeDecision]:
+        seen: set[tuple[str, str]] = set()
+        out = []
+        for identity, decision in zip(ids, original(ids), strict=True):
+            key = (identity.provider, identity.ciphertext_sha256)
+            out.append(dedupe.DedupeDecision.DROP_DUPLICATE if key in seen else decision)
+            seen.add(key)
+        return out
+
+    _decisions(change)(p)
+
+
+@mutant("D5", "items of different providers with the same id and ciphertext are duplicates")
+def m_cross_provider_duplicates(p: Patcher) -> None:
+    original = dedupe.decide
+
+    def change(ids: list[dedupe.DedupeIdentity]) -> list[dedupe.DedupeDecision]:
+        return original([dedupe.DedupeIdentity("", i.id, i.ciphertext_sha256) for i in ids])
+
+    _decisions(change)(p)
+
+
+@mutant("D6", "deduplication runs per message, not over the whole history")
+def m_dedupe_per_message(p: Patcher) -> None:
+    original_build = provider_input.build_replay_input
+
+    def mutated(messages: Sequence[history.HistoryMessage], target: Any) -> Any:
+        built = [original_build([m], target) for m in messages]
+        diagnostics = tuple(
+            type(d)(d.code, index, d.block_index)
+            for index, b in enumerate(built)
+            for d in b.diagnostics
+        )
+        whole = original_build(messages, target)
+        if whole.rejected is not None:
+            return whole
+        return provider_input.ReplayRequestInput(
+            tuple(items for b in built for items in b.by_message),
+            diagnostics,
+            sum(b.deduplicated_exact for b in built),
+            sum(b.id_ciphertext_conflicts for b in built),
+        )
+
+    p.everywhere(original_build, mutated)
+
+
+@mutant("D6", "the dedupe operation decides the items in reverse order")
+def m_dedupe_reverse_order(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        entries = data.get("entries")
+        if not isinstance(entries, list):
+            return call(data)
+        result = call({**data, "entries": list(reversed(entries))})
+        if result.output is None:
+            return result
+        return OperationResult(
+            output={**result.output, "decisions": list(reversed(result.output["decisions"]))}
+        )
+
+    p.wrap("dedupe", wrapper)
+
+
+# ---------------------------------------------------------------------------------------------
+# Redaction and telemetry (SPEC §7, §8)
+
+
+@mutant("R2", "sensitive names are compared case-sensitively")
+def m_names_case_sensitive(p: Patcher) -> None:
+    p.set(redaction, "_ascii_lower", lambda name: name)
+
+
+@mutant("R2", "sensitive names match as substrings")
+def m_names_substrings(p: Patcher) -> None:
+    names = redaction.SENSITIVE_NAMES
+
+    class Substrings(frozenset[str]):
+        def __contains__(self, name: object) -> bool:
+            return isinstance(name, str) and any(n in name for n in names)
+
+    p.set(redaction, "SENSITIVE_NAMES", Substrings(names))
+
+
+@mutant("R2", "names are lowercased with full Unicode case folding")
+def m_names_casefold(p: Patcher) -> None:
+    p.set(redaction, "_ascii_lower", lambda name: name.casefold())
+
+
+@mutant("R2", "a non-string value under a sensitive name is kept")
+def m_non_string_sensitive_kept(p: Patcher) -> None:
+    original = redaction._replacement
+    p.set(
+        redaction,
+        "_replacement",
+        lambda name, value: original(name, value) if isinstance(value, str) else value,
+    )
+
+
+@mutant("R1", "a reasoning item is redacted member by member, not replaced by its view")
+def m_no_diagnostic_view(p: Patcher) -> None:
+    p.set(
+        redaction,
+        "redact_reasoning_replay_for_diagnostics",
+        lambda value: {
+            name: redaction._replacement(name, member)
+            if redaction._ascii_lower(name) in redaction.SENSITIVE_NAMES
+            or name in ("encrypted_content", "summary", "content")
+            else member
+            for name, member in value.items()
+        },
+    )
+
+
+@mutant("R1", "the diagnostic view counts characters, not UTF-8 bytes")
+def m_view_counts_characters(p: Patcher) -> None:
+    p.set(redaction, "utf8_length", lambda value: len(value) if isinstance(value, str) else 0)
+
+
+@mutant("R3", "a debug capture keeps reasoning items, redacting only sensitive names")
+def m_debug_keeps_reasoning(p: Patcher) -> None:
+    original = redaction.redact
+
+    def mutated(value: object) -> object:
+        if isinstance(value, Mapping) and value.get("type") == "reasoning":
+            return dict(value)
+        return original(value)
+
+    p.everywhere(original, mutated)
+
+
+@mutant("T1", "every item of the input is counted, not only reasoning items")
+def m_count_every_item(p: Patcher) -> None:
+    original = telemetry.replay_telemetry
+
+    def mutated(request_input: Any, **kwargs: int) -> telemetry.ReplayTelemetry:
+        items = list(request_input)
+        counted = original(items, **kwargs)
+        others = sum(
+            1 for i in items if not (isinstance(i, Mapping) and i.get("type") == "reasoning")
+        )
+        return dataclasses.replace(
+            counted, reasoning_replay_item_count=counted.reasoning_replay_item_count + others
+        )
+
+    p.everywhere(original, mutated)
+
+
+@mutant("T1", "text sizes are counted in characters, not UTF-8 bytes")
+def m_sizes_in_characters(p: Patcher) -> None:
+    p.set(telemetry, "utf8_length", lambda value: len(value) if isinstance(value, str) else 0)
+
+
+@mutant("T1", "content parts are not counted")
+def m_content_not_counted(p: Patcher) -> None:
+    original = telemetry.replay_telemetry
+
+    def mutated(request_input: Any, **kwargs: int) -> telemetry.ReplayTelemetry:
+        without_content = [
+            {k: v for k, v in i.items() if k != "content"} if isinstance(i, Mapping) else i
+            for i in request_input
+        ]
+        return original(without_content, **kwargs)
+
+    p.everywhere(original, mutated)
+
+
+@mutant("T2", "telemetry names the ids of the replayed items")
+def m_telemetry_names_ids(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None:
+            return result
+        request = data.get("request", {})
+        ids = [
+            i.get("id")
+            for i in request.get("input", [])
+            if isinstance(i, Mapping) and i.get("type") == "reasoning"
+        ]
+        if not ids:
+            return result
+        return OperationResult(output={"counters": {**result.output["counters"], "ids": ids}})
+
+    p.wrap("telemetry", wrapper)
+
+
+# ---------------------------------------------------------------------------------------------
+# Effort updates and cache keys (SPEC §9)
+
+
+@mutant("F1", "the baseline is the effort of the last record, not the first")
+def m_baseline_from_last_record(p: Patcher) -> None:
+    original = planner._records
+
+    def mutated(messages: Any, model: str, update_capable: bool) -> Any:
+        valid, diagnostics = original(messages, model, update_capable)
+        if len(valid) < 2:
+            return valid, diagnostics
+        first, last = min(valid), max(valid)
+        swapped = dict(valid)
+        swapped[first] = dataclasses.replace(valid[first], effort=valid[last].effort)
+        return swapped, diagnostics
+
+    p.set(planner, "_records", mutated)
+
+
+@mutant("F1", "the request-level effort is always the desired effort")
+def m_baseline_desired(p: Patcher) -> None:
+    def plan(messages: Any, settings: Any) -> Any:
+        planned = original_plan(messages, settings)
+        if isinstance(planned, Code):
+            return planned
+        reasoning = planned.request.get("reasoning")
+        desired = overrides.desired_effort(settings.desired_effort, settings.metadata)
+        if (
+            isinstance(reasoning, dict)
+            and "effort" in reasoning
+            and isinstance(desired, str)
+            and overrides.is_update_capable(planned.request["model"], settings.update_capable)
+        ):
+            planned.request["reasoning"] = {**reasoning, "effort": desired}
+        return planned
+
+    original_plan = planner.plan_request
+    p.everywhere(original_plan, plan)
+
+
+@mutant("F2", "stored configuration updates are sent as they are")
+def m_stored_updates_sent(p: Patcher) -> None:
+    original_build = provider_input.build_replay_input
+
+    def mutated(messages: Sequence[history.HistoryMessage], target: Any) -> Any:
+        built = original_build(messages, target)
+        # the planner filters items whose type is configuration_update: rename them past it
+        return provider_input.ReplayRequestInput(
+            tuple(
+                tuple(
+                    {**i, "type": "configuration_update "}
+                    if i.get("type") == "configuration_update"
+                    else i
+                    for i in items
+                )
+                for items in built.by_message
+            ),
+            built.diagnostics,
+            built.deduplicated_exact,
+            built.id_ciphertext_conflicts,
+            built.rejected,
+        )
+
+    p.set(planner, "build_replay_input", mutated)
+
+    original_plan = planner.plan_request
+
+    def plan(messages: Any, settings: Any) -> Any:
+        planned = original_plan(messages, settings)
+        if isinstance(planned, Code):
+            return planned
+        planned.request["input"] = [
+            {**i, "type": "configuration_update"} if i.get("type") == "configuration_update " else i
+            for i in planned.request["input"]
+        ]
+        return planned
+
+    p.everywhere(original_plan, plan)
+
+
+@mutant("F2", "the update goes after the user message, not before it")
+def m_update_after_user_message(p: Patcher) -> None:
+    original_plan = planner.plan_request
+
+    def plan(messages: Any, settings: Any) -> Any:
+        planned = original_plan(messages, settings)
+        if isinstance(planned, Code):
+            return planned
+        items = list(planned.request["input"])
+        for i in range(len(items) - 1):
+            if items[i].get("type") == "configuration_update":
+                items[i], items[i + 1] = items[i + 1], items[i]
+        planned.request["input"] = items
+        return planned
+
+    p.everywhere(original_plan, plan)
+
+
+@mutant("F2", "the update item also names the model")
+def m_update_names_model(p: Patcher) -> None:
+    p.set(
+        planner,
+        "configuration_update",
+        lambda effort: {
+            "type": "configuration_update",
+            "reasoning": {"effort": effort},
+            "model": "",
+        },
+    )
+
+
+@mutant("F3", "a turn takes the effort of the last assistant message before the next turn")
+def m_turn_effort_from_last_assistant(p: Patcher) -> None:
+    def turn_efforts(messages: Any, records: Mapping[int, Any], desired: str) -> dict[int, Any]:
+        efforts: dict[int, Any] = {}
+        decider: Any = desired
+        seen_assistant = False
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            genuine = planner.is_genuine_user_turn(message)
+            if genuine:
+                efforts[index] = decider
+                seen_assistant = False
+            if message.role == "assistant" and not seen_assistant:
+                record = records.get(index)
+                decider = record.effort if record is not None else None
+                seen_assistant = True
+            elif genuine:
+                decider = None
+        return efforts
+
+    p.set(planner, "_turn_efforts", turn_efforts)
+
+
+@mutant("F3", "the last turn takes the effective effort, not the desired one")
+def m_last_turn_keeps_effective(p: Patcher) -> None:
+    original = planner._turn_efforts
+
+    def mutated(messages: Any, records: Any, desired: str) -> dict[int, Any]:
+        efforts = original(messages, records, desired)
+        last = max(
+            (i for i, m in enumerate(messages) if planner.is_genuine_user_turn(m)), default=None
+        )
+        if last is not None and not any(m.role == "assistant" for m in messages[last + 1 :]):
+            efforts[last] = None
+        return efforts
+
+    p.set(planner, "_turn_efforts", mutated)
+
+
+@mutant("F4", "a tool-result continuation is a user turn and gets an update")
+def m_update_at_tool_continuations(p: Patcher) -> None:
+    original = planner.is_genuine_user_turn
+
+    def mutated(message: history.HistoryMessage) -> bool:
+        if message.role == "user" and any(
+            i.get("type") in planner.TOOL_OUTPUT_TYPES for i in message.items
+        ):
+            return True
+        return original(message)
+
+    user_item = planner._is_user_message_item
+    p.everywhere(original, mutated)
+    # the update then goes before the continuation's first tool output
+    p.set(
+        planner,
+        "_is_user_message_item",
+        lambda item: item.get("type") in planner.TOOL_OUTPUT_TYPES or user_item(item),
+    )
+
+
+@mutant("F4", "a user message with staged media is a genuine turn")
+def m_staged_media_genuine(p: Patcher) -> None:
+    p.set(planner, "STAGED_MEDIA_CHANNEL", "no-such-channel")
+
+
+@mutant("F4", "a user message with empty content is a genuine turn")
+def m_empty_content_genuine(p: Patcher) -> None:
+    p.set(planner, "_has_content", lambda item: "content" in item)
+
+
+@mutant("F5", "a record of another model decides the turn's effort")
+def m_other_model_records(p: Patcher) -> None:
+    original = planner._records
+
+    def mutated(messages: Any, model: str, update_capable: bool) -> Any:
+        valid, diagnostics = original(messages, model, update_capable)
+        for index, message in enumerate(messages):
+            if message.role != "assistant" or index in valid:
+                continue
+            record = cache_state.read_cache_state(
+                message.channels.get(cache_state.CACHE_STATE_CHANNEL, ())
+            )
+            if (
+                isinstance(record, cache_state.CacheStateRecord)
+                and record.effort in ALLOWED_EFFORTS
+            ):
+                valid[index] = cache_state.CacheStateRecord(model, record.key, record.effort)
+        return valid, diagnostics
+
+    p.set(planner, "_records", mutated)
+
+
+@mutant("F5", "a later genuine turn before any assistant message does not reset the look-ahead")
+def m_lookahead_not_reset(p: Patcher) -> None:
+    def turn_efforts(messages: Any, records: Mapping[int, Any], desired: str) -> dict[int, Any]:
+        efforts: dict[int, Any] = {}
+        decider: Any = desired
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            if planner.is_genuine_user_turn(message):
+                efforts[index] = decider
+            if message.role == "assistant":
+                record = records.get(index)
+                decider = record.effort if record is not None else None
+        return efforts
+
+    p.set(planner, "_turn_efforts", turn_efforts)
+
+
+@mutant("F5", "a turn whose assistant message has no record gets the desired effort")
+def m_missing_record_desired(p: Patcher) -> None:
+    original = planner._turn_efforts
+
+    def mutated(messages: Any, records: Any, desired: str) -> dict[int, Any]:
+        return {
+            index: desired if effort is None else effort
+            for index, effort in original(messages, records, desired).items()
+        }
+
+    p.set(planner, "_turn_efforts", mutated)
+
+
+@mutant("F6", "a malformed record is ignored without a diagnostic")
+def m_malformed_record_silent(p: Patcher) -> None:
+    original = planner._records
+
+    def mutated(messages: Any, model: str, update_capable: bool) -> Any:
+        valid, _ = original(messages, model, update_capable)
+        return valid, []
+
+    p.set(planner, "_records", mutated)
+
+
+@mutant("F6", "any effort string is allowed in a record")
+def m_any_effort_allowed(p: Patcher) -> None:
+    p.set(
+        planner,
+        "effort_allowed",
+        lambda effort, capable: isinstance(effort, str) if capable else effort is None,
+    )
+
+
+@mutant("F6", "a record with an empty key is valid")
+def m_empty_key_record(p: Patcher) -> None:
+    original = cache_state.read_cache_state
+
+    def mutated(blocks: Any) -> Any:
+        record = original(blocks)
+        if record is Code.CACHE_STATE_INVALID and isinstance(blocks, list) and len(blocks) == 1:
+            block = blocks[0]
+            if isinstance(block, Mapping) and isinstance(block.get("text"), str):
+                try:
+                    value = json.loads(block["text"])
+                except ValueError:
+                    return record
+                if (
+                    isinstance(value, dict)
+                    and value.keys() == {"model", "key", "effort"}
+                    and value["key"] == ""
+                    and isinstance(value["model"], str)
+                ):
+                    return cache_state.CacheStateRecord(value["model"], "", value["effort"])
+        return record
+
+    p.set(planner, "read_cache_state", mutated)
+
+
+@mutant("F6", "a channel of several blocks is read from its first block")
+def m_first_block_record(p: Patcher) -> None:
+    original = cache_state.read_cache_state
+    p.set(
+        planner,
+        "read_cache_state",
+        lambda blocks: original(blocks[:1] if isinstance(blocks, list) else blocks),
+    )
+
+
+@mutant("U1", "a lone surrogate is hashed as its own UTF-8-style bytes, not as U+FFFD")
+def m_surrogate_hashed_raw(p: Patcher) -> None:
+    p.set(
+        dedupe,
+        "ciphertext_sha256",
+        lambda text: hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
+    )
+
+
+@mutant("F7", "a compaction does not make the effective effort unknown")
+def m_no_update_after_compaction(p: Patcher) -> None:
+    p.set(planner, "COMPACTION_TYPES", frozenset())
+
+
+@mutant("F7", "only compaction_trigger compacts")
+def m_compaction_item_ignored(p: Patcher) -> None:
+    p.set(planner, "COMPACTION_TYPES", frozenset(("compaction_trigger",)))
+
+
+def _plan_check(check: Callable[[Any, Any], Code | None]) -> Apply:
+    def apply(p: Patcher) -> None:
+        original_plan = planner.plan_request
+
+        def plan(messages: Any, settings: Any) -> Any:
+            code = check(messages, settings)
+            return code if code is not None else original_plan(messages, settings)
+
+        p.everywhere(original_plan, plan)
+
+    return apply
+
+
+@mutant("F8", "a desired effort of another model's allowed set is not checked")
+def m_effort_unchecked(p: Patcher) -> None:
+    original = overrides.check_overrides
+
+    def mutated(model: Any, effort: Any, key: Any, metadata: Any, capable: Any) -> Code | None:
+        code = original(model, effort, key, metadata, capable)
+        reasoning = metadata.get("reasoning")
+        if (
+            code is Code.PLAN_EFFORT_INVALID
+            and isinstance(overrides.desired_effort(effort, metadata), str)
+            and (reasoning is None or isinstance(reasoning, Mapping))
+        ):
+            return None  # a string effort is sent as it is
+        return code
+
+    p.everywhere(original, mutated)
+
+
+@mutant("F8", "metadata.input is allowed")
+def m_raw_input_allowed(p: Patcher) -> None:
+    original = overrides.check_overrides
+
+    def mutated(model: Any, effort: Any, key: Any, metadata: Any, capable: Any) -> Code | None:
+        code = original(model, effort, key, metadata, capable)
+        return None if code is Code.PLAN_RAW_INPUT_OVERRIDE else code
+
+    p.everywhere(original, mutated)
+
+
+@mutant("F8", "extra_body is checked before the instance key")
+def m_extra_body_before_key(p: Patcher) -> None:
+    original = overrides.check_overrides
+
+    def mutated(model: Any, effort: Any, key: Any, metadata: Any, capable: Any) -> Code | None:
+        code = original(model, effort, key, metadata, capable)
+        if code is Code.PLAN_CACHE_KEY_INVALID:
+            later = original(
+                model, effort, "0" * 32, {**metadata, "prompt_cache_key": None}, capable
+            )
+            if later is not None and later is not Code.PLAN_MODEL_INVALID:
+                return later
+        return code
+
+    p.everywhere(original, mutated)
+
+
+@mutant("F8", "compact with an update is sent")
+def m_compact_with_update_sent(p: Patcher) -> None:
+    original_plan = planner.plan_request
+
+    def plan(messages: Any, settings: Any) -> Any:
+        if settings.endpoint is planner.Endpoint.COMPACT:
+            settings = dataclasses.replace(settings, endpoint=planner.Endpoint.RESPONSES)
+        return original_plan(messages, settings)
+
+    p.everywhere(original_plan, plan)
+
+
+@mutant("F9", "a WebSocket continuation sends the whole input")
+def m_websocket_full_input(p: Patcher) -> None:
+    p.set(
+        planner,
+        "_input_for_transport",
+        lambda messages, by_message, transport: {
+            "input": [item for items in by_message for item in items]
+        },
+    )
+
+
+@mutant("F9", "a WebSocket continuation chains to the first assistant message")
+def m_websocket_first_assistant(p: Patcher) -> None:
+    def mutated(messages: Any, by_message: Any, transport: Any) -> dict[str, Any]:
+        first = min((i for i, m in enumerate(messages) if m.role == "assistant"), default=None)
+        if transport is planner.PlanTransport.WEBSOCKET_CONTINUATION and first is not None:
+            response_id = messages[first].response_id
+            if response_id is not None:
+                increment = [item for items in by_message[first + 1 :] for item in items]
+                return {"input": increment, "previous_response_id": response_id}
+        return {"input": [item for items in by_message for item in items]}
+
+    p.set(planner, "_input_for_transport", mutated)
+
+
+@mutant("F10", "a model that is not update-capable gets updates too")
+def m_updates_for_every_model(p: Patcher) -> None:
+    original_plan = planner.plan_request
+
+    def plan(messages: Any, settings: Any) -> Any:
+        model = overrides.requested_model(settings.model, settings.metadata)
+        desired = overrides.desired_effort(settings.desired_effort, settings.metadata)
+        if isinstance(model, str) and desired in ALLOWED_EFFORTS:
+            settings = dataclasses.replace(
+                settings, update_capable=settings.update_capable | {model}
+            )
+        return original_plan(messages, settings)
+
+    p.everywhere(original_plan, plan)
+
+
+@mutant("F10", "a model that is not update-capable records its effort")
+def m_non_capable_records_effort(p: Patcher) -> None:
+    original_plan = planner.plan_request
+
+    def plan(messages: Any, settings: Any) -> Any:
+        planned = original_plan(messages, settings)
+        if isinstance(planned, Code) or planned.record.effort is not None:
+            return planned
+        effort = planned.request.get("reasoning", {}).get("effort")
+        if effort is None:
+            return planned
+        record = cache_state.CacheStateRecord(planned.record.model, planned.record.key, effort)
+        return type(planned)(planned.request, record, planned.diagnostics)
+
+    p.everywhere(original_plan, plan)
+
+
+@mutant("F11", "metadata's other reasoning options are dropped")
+def m_reasoning_options_dropped(p: Patcher) -> None:
+    original_plan = planner.plan_request
+
+    def plan(messages: Any, settings: Any) -> Any:
+        planned = original_plan(messages, settings)
+        if isinstance(planned, Code):
+            return planned
+        reasoning = planned.request.get("reasoning")
+        if isinstance(reasoning, dict):
+            kept = {k: v for k, v in reasoning.items() if k == "effort"}
+            if kept:
+                planned.request["reasoning"] = kept
+            else:
+                del planned.request["reasoning"]
+        return planned
+
+    p.everywhere(original_plan, plan)
+
+
+@mutant("F11", "the record's diagnostics come before the replay's")
+def m_record_diagnostics_first(p: Patcher) -> None:
+    original_plan = planner.plan_request
+
+    def plan(messages: Any, settings: Any) -> Any:
+        planned = original_plan(messages, settings)
+        if isinstance(planned, Code):
+            return planned
+        record_codes = {Code.CACHE_STATE_INVALID}
+        diagnostics = sorted(
+            planned.diagnostics,
+            key=lambda d: (d.message_index, d.code not in record_codes),
+        )
+        return type(planned)(planned.request, planned.record, tuple(diagnostics))
+
+    p.everywhere(original_plan, plan)
+
+
+@mutant("K1", "an instance key in upper-case hex is valid")
+def m_upper_hex_key(p: Patcher) -> None:
+    p.set(overrides, "INSTANCE_KEY", re.compile(r"[0-9a-fA-F]{32}"))
+
+
+@mutant("K1", "an instance key of any length is valid")
+def m_any_length_key(p: Patcher) -> None:
+    p.set(overrides, "INSTANCE_KEY", re.compile(r"[0-9a-f]+"))
+
+
+def _key_rule(pick: Callable[[Mapping[int, Any]], Any]) -> Apply:
+    """The planner with another choice of the record whose key is sent."""
+
+    def apply(p: Patcher) -> None:
+        original_plan = planner.plan_request
+
+        def plan(messages: Any, settings: Any) -> Any:
+            planned = original_plan(messages, settings)
+            if isinstance(planned, Code):
+                return planned
+            explicit = settings.metadata.get("prompt_cache_key")
+            if isinstance(explicit, str):
+                return planned
+            model = planned.request["model"]
+            capable = overrides.is_update_capable(model, settings.update_capable)
+            records, _ = original_records(messages, model, capable)
+            if not records:
+                return planned
+            key = pick(records)
+            planned.request["prompt_cache_key"] = key
+            record = cache_state.CacheStateRecord(model, key, planned.record.effort)
+            return type(planned)(planned.request, record, planned.diagnostics)
+
+        original_records = planner._records
+        p.everywhere(original_plan, plan)
+
+    return apply
+
+
+@mutant("K2", "the key is taken from the first record, not the last")
+def m_key_from_first_record(p: Patcher) -> None:
+    _key_rule(lambda records: records[min(records)].key)(p)
+
+
+@mutant("K2", "an explicit empty prompt_cache_key is sent")
+def m_empty_explicit_key(p: Patcher) -> None:
+    original = overrides.check_overrides
+
+    def mutated(model: Any, effort: Any, key: Any, metadata: Any, capable: Any) -> Code | None:
+        if metadata.get("prompt_cache_key") == "":
+            metadata = {k: v for k, v in metadata.items() if k != "prompt_cache_key"}
+        return original(model, effort, key, metadata, capable)
+
+    p.everywhere(original, mutated)
+
+
+@mutant("K3", "the instance key wins over a recorded key")
+def m_instance_key_wins(p: Patcher) -> None:
+    original_plan = planner.plan_request
+
+    def plan(messages: Any, settings: Any) -> Any:
+        planned = original_plan(messages, settings)
+        if isinstance(planned, Code) or isinstance(settings.metadata.get("prompt_cache_key"), str):
+            return planned
+        planned.request["prompt_cache_key"] = settings.instance_key
+        record = cache_state.CacheStateRecord(
+            planned.record.model, settings.instance_key, planned.record.effort
+        )
+        return type(planned)(planned.request, record, planned.diagnostics)
+
+    p.everywhere(original_plan, plan)
+
+
+@mutant("K4", "the key is also sent as a cache breakpoint")
+def m_key_as_breakpoint(p: Patcher) -> None:
+    original_plan = planner.plan_request
+
+    def plan(messages: Any, settings: Any) -> Any:
+        planned = original_plan(messages, settings)
+        if isinstance(planned, Code):
+            return planned
+        planned.request["prompt_cache_retention"] = "24h"
+        return planned
+
+    p.everywhere(original_plan, plan)
+
+
+@mutant("D2", "exact duplicates are dropped only across messages, not within one")
+def m_duplicates_within_message_kept(p: Patcher) -> None:
+    original_build = provider_input.build_replay_input
+
+    def mutated(messages: Sequence[history.HistoryMessage], target: Any) -> Any:
+        built = original_build(messages, target)
+        if built.deduplicated_exact == 0 or built.rejected is not None:
+            return built
+        # rebuild each message alone: what it drops by itself it now keeps
+        alone = [original_build([m], target) for m in messages]
+        by_message = []
+        for whole, single in zip(built.by_message, alone, strict=True):
+            by_message.append(whole if single.deduplicated_exact == 0 else single.input)
+        return provider_input.ReplayRequestInput(
+            tuple(by_message),
+            built.diagnostics,
+            built.deduplicated_exact - sum(a.deduplicated_exact for a in alone),
+            built.id_ciphertext_conflicts,
+        )
+
+    p.everywhere(original_build, mutated)
+
+
+@mutant("D3", "the first item of a conflicting id is counted as a conflict too")
+def m_conflict_counts_first(p: Patcher) -> None:
+    original = dedupe.decide
+
+    def change(ids: list[dedupe.DedupeIdentity]) -> list[dedupe.DedupeDecision]:
+        decisions = original(ids)
+        conflicted = {
+            (i.provider, i.id)
+            for i, d in zip(ids, decisions, strict=True)
+            if d is dedupe.DedupeDecision.KEEP_CONFLICT
+        }
+        return [
+            dedupe.DedupeDecision.KEEP_CONFLICT
+            if d is dedupe.DedupeDecision.KEEP and (i.provider, i.id) in conflicted
+            else d
+            for i, d in zip(ids, decisions, strict=True)
+        ]
+
+    _decisions(change)(p)
+
+
+@mutant("E1", "a fractional version is truncated to an integer")
+def m_version_truncated(p: Patcher) -> None:
+    _envelope_checker(
+        lambda v: (
+            _with(v, version=int(v["version"]))
+            if isinstance(v, dict)
+            and isinstance(v.get("version"), float)
+            and v["version"] == v["version"]
+            and abs(v["version"]) < 1e18
+            else v
+        )
+    )(p)
+
+
+@mutant("E2", "a summary null is an empty summary")
+def m_null_summary_empty(p: Patcher) -> None:
+    _item_checker(
+        lambda i: _with(i, summary=[]) if isinstance(i, dict) and i.get("summary", 0) is None else i
+    )(p)
+
+
+@mutant("C2", "the summary is checked before the id")
+def m_capture_summary_before_id(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        item = data.get("output_item")
+        if result.code == Code.ITEM_ID_INVALID.value and isinstance(item, dict):
+            summary = item.get("summary")
+            if capture._part_texts(summary, "summary_text") is None:
+                return _result(code=Code.ITEM_SUMMARY_INVALID)
+        return result
+
+    p.wrap("capture", wrapper)
+
+
+@mutant("K2", "the key comes from the last record of any model")
+def m_key_from_any_model(p: Patcher) -> None:
+    original_plan = planner.plan_request
+
+    def plan(messages: Any, settings: Any) -> Any:
+        planned = original_plan(messages, settings)
+        if isinstance(planned, Code) or isinstance(settings.metadata.get("prompt_cache_key"), str):
+            return planned
+        last = None
+        for message in messages:
+            if message.role == "assistant":
+                record = cache_state.read_cache_state(
+                    message.channels.get(cache_state.CACHE_STATE_CHANNEL, ())
+                )
+                if isinstance(record, cache_state.CacheStateRecord):
+                    last = record
+        if last is None:
+            return planned
+        planned.request["prompt_cache_key"] = last.key
+        record = cache_state.CacheStateRecord(planned.record.model, last.key, planned.record.effort)
+        return type(planned)(planned.request, record, planned.diagnostics)
+
+    p.everywhere(original_plan, plan)
+
+
+@mutant("F6", "a record on a user message counts")
+def m_user_message_records(p: Patcher) -> None:
+    original = planner._records
+
+    def mutated(messages: Any, model: str, update_capable: bool) -> Any:
+        relabelled = [
+            history.HistoryMessage("assistant", m.provider, m.channels, m.items, m.response_id)
+            if m.role != "assistant" and m.channels.get(cache_state.CACHE_STATE_CHANNEL)
+            else m
+            for m in messages
+        ]
+        return original(relabelled, model, update_capable)
+
+    p.set(planner, "_records", mutated)
+
+
+@mutant("F9", "without a response id on the last assistant message, the one before is used")
+def m_continuation_earlier_response(p: Patcher) -> None:
+    def mutated(messages: Any, by_message: Any, transport: Any) -> dict[str, Any]:
+        if transport is planner.PlanTransport.WEBSOCKET_CONTINUATION:
+            for i in range(len(messages) - 1, -1, -1):
+                if messages[i].role == "assistant" and messages[i].response_id is not None:
+                    increment = [item for items in by_message[i + 1 :] for item in items]
+                    return {"input": increment, "previous_response_id": messages[i].response_id}
+        return {"input": [item for items in by_message for item in items]}
+
+    p.set(planner, "_input_for_transport", mutated)
+
+
+@mutant("F1", "the baseline comes from the first record of any model")
+def m_baseline_any_model(p: Patcher) -> None:
+    original_plan = planner.plan_request
+
+    def plan(messages: Any, settings: Any) -> Any:
+        planned = original_plan(messages, settings)
+        if isinstance(planned, Code):
+            return planned
+        model = planned.request["model"]
+        if not overrides.is_update_capable(model, settings.update_capable):
+            return planned
+        for message in messages:
+            if message.role != "assistant":
+                continue
+            record = cache_state.read_cache_state(
+                message.channels.get(cache_state.CACHE_STATE_CHANNEL, ())
+            )
+            if isinstance(record, cache_state.CacheStateRecord):
+                if record.model != model and record.effort in ALLOWED_EFFORTS:
+                    planned.request["reasoning"] = {
+                        **planned.request.get("reasoning", {}),
+                        "effort": record.effort,
+                    }
+                break
+        return planned
+
+    p.everywhere(original_plan, plan)
+
+
+def _canonical_then(change: Callable[[str], str]) -> Apply:
+    def apply(p: Patcher) -> None:
+        original = writer.canonical_json
+        p.set(writer, "canonical_json", lambda value: change(original(value)))
+
+    return apply
+
+
+@mutant("C3", "a solidus is escaped as \\/")
+def m_solidus_escaped(p: Patcher) -> None:
+    _canonical_then(lambda text: text.replace("/", "\\/"))(p)
+
+
+@mutant("C3", "DEL (U+007F) is escaped as \\u007f")
+def m_del_escaped(p: Patcher) -> None:
+    _canonical_then(lambda text: text.replace("\x7f", "\\u007f"))(p)
+
+
+@mutant("C3", "control characters are escaped with upper-case hex digits")
+def m_upper_hex_escapes(p: Patcher) -> None:
+    _canonical_then(
+        lambda text: re.sub(r"\\u00([0-9a-f]{2})", lambda m: "\\u00" + m[1].upper(), text)
+    )(p)
+
+
+@mutant("C3", "U+2028 and U+2029 are escaped, as JavaScript source needs")
+def m_line_separators_escaped(p: Patcher) -> None:
+    _canonical_then(lambda text: text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))(p)
+
+
+@mutant("C3", "the short escapes \\b and \\f are written as \\u0008 and \\u000c")
+def m_no_short_escapes(p: Patcher) -> None:
+    _canonical_then(lambda text: text.replace("\\b", "\\u0008").replace("\\f", "\\u000c"))(p)
+
+
+@mutant("C3", "the text is normalised to NFC")
+def m_nfc_normalised(p: Patcher) -> None:
+    import unicodedata  # noqa: PLC0415
+
+    def nfc(value: object) -> object:
+        if isinstance(value, str):
+            return unicodedata.normalize("NFC", value)
+        if isinstance(value, list):
+            return [nfc(v) for v in value]
+        if isinstance(value, dict):
+            return {k: nfc(v) for k, v in value.items()}
+        return value
+
+    p.wrap(
+        "capture", lambda data, call: call({**data, "output_item": nfc(data.get("output_item"))})
+    )
+
+
+@mutant("F4", "a custom tool output is not a tool-result continuation")
+def m_custom_tool_output_genuine(p: Patcher) -> None:
+    p.set(planner, "TOOL_OUTPUT_TYPES", frozenset(("function_call_output",)))
+
+
+@mutant("F8", "a model in metadata does not override the configured model")
+def m_model_override_ignored(p: Patcher) -> None:
+    p.everywhere(overrides.requested_model, lambda configured, metadata: configured)
+
+
+@mutant("E4", "whitespace around the text is malformed")
+def m_outer_whitespace_refused(p: Patcher) -> None:
+    original = jsontext.parse_strict
+
+    def mutated(text: str | bytes) -> object:
+        chars = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+        if chars.strip(" \t\r\n") != chars:
+            return jsontext.TextRefused(Code.JSON_MALFORMED)
+        return original(text)
+
+    p.everywhere(original, mutated)
+
+
+@mutant("R2", "redacted objects have their members sorted")
+def m_redacted_members_sorted(p: Patcher) -> None:
+    original = redaction.redact
+
+    def mutated(value: object) -> object:
+        out = original(value)
+        return dict(sorted(out.items())) if isinstance(out, dict) else out
+
+    p.everywhere(original, mutated)
+
+
+@mutant("D7", "xAI also drops the ids of replayed reasoning items")
+def m_xai_drops_reasoning_ids(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        target = data.get("target")
+        if result.output is None or not (
+            isinstance(target, Mapping) and target.get("provider") == "xai"
+        ):
+            return result
+        items = [
+            {k: v for k, v in i.items() if k != "id"} if i.get("type") == "reasoning" else i
+            for i in result.output["input"]
+        ]
+        return OperationResult(output={**result.output, "input": items})
+
+    p.wrap("replay", wrapper)
+
+
+@mutant("H3", "a legacy record is counted as malformed")
+def m_legacy_counts_malformed(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None:
+            return result
+        counts = dict(result.output["counts"])
+        counts["malformed"] += counts["legacy"]
+        counts["legacy"] = 0
+        return OperationResult(output={**result.output, "counts": counts})
+
+    p.wrap("validate", wrapper)
+
+
+@mutant("T1", "the ciphertext is counted as the bytes its base64 decodes to")
+def m_ciphertext_decoded_bytes(p: Patcher) -> None:
+    original = telemetry.replay_telemetry
+
+    def mutated(request_input: Any, **kwargs: int) -> telemetry.ReplayTelemetry:
+        items = list(request_input)
+        counted = original(items, **kwargs)
+        encrypted = 0
+        for i in items:
+            if isinstance(i, Mapping) and i.get("type") == "reasoning":
+                value = i.get("encrypted_content")
+                encrypted += len(value) * 3 // 4 if isinstance(value, str) else 0
+        return dataclasses.replace(counted, reasoning_replay_encrypted_bytes=encrypted)
+
+    p.everywhere(original, mutated)
+
+
+@mutant("F6", "a record with effort null for an update-capable model is a missing record")
+def m_null_effort_missing(p: Patcher) -> None:
+    original = planner._records
+
+    def mutated(messages: Any, model: str, update_capable: bool) -> Any:
+        valid, diagnostics = original(messages, model, update_capable)
+        if not update_capable:
+            return valid, diagnostics
+        silent = set()
+        for index, message in enumerate(messages):
+            record = _record_of(message) if message.role == "assistant" else None
+            if (
+                isinstance(record, cache_state.CacheStateRecord)
+                and record.model == model
+                and record.effort is None
+            ):
+                silent.add(index)
+        return valid, [d for d in diagnostics if d.message_index not in silent]
+
+    p.set(planner, "_records", mutated)
+
+
+@mutant("E5", "only the exact legacy member set is a legacy minimal record")
+def m_legacy_exact_members(p: Patcher) -> None:
+    original = envelope.classify_unversioned
+
+    def mutated(value: dict[str, Any]) -> Code:
+        code = original(value)
+        if code is Code.LEGACY_MINIMAL_RECORD and value.keys() != envelope.LEGACY_MINIMAL_MEMBERS:
+            return Code.RAW_SDK_SNAPSHOT
+        return code
+
+    p.everywhere(original, mutated)
+
+
+@mutant("H8", "a line reports one finding however many leaks it holds")
+def m_one_finding_per_line(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None:
+            return result
+        seen: set[object] = set()
+        findings = []
+        for finding in result.output["findings"]:
+            if finding.get("line") not in seen:
+                findings.append(finding)
+            seen.add(finding.get("line"))
+        return OperationResult(output={"findings": findings})
+
+    p.wrap("scan", wrapper)
+
+
+@mutant("P2", "a message whose replay blocks are all unreadable is left out with its own items")
+def m_unreadable_message_dropped(p: Patcher) -> None:
+    original_build = provider_input.build_replay_input
+
+    def mutated(messages: Sequence[history.HistoryMessage], target: Any) -> Any:
+        built = original_build(messages, target)
+        if built.rejected is not None:
+            return built
+        unreadable = {
+            index
+            for index, message in enumerate(messages)
+            if message.replay_blocks
+            and len([d for d in built.diagnostics if d.message_index == index])
+            == len(message.replay_blocks)
+            and all(
+                d.code not in _DEDUPE_CODES for d in built.diagnostics if d.message_index == index
+            )
+        }
+        return provider_input.ReplayRequestInput(
+            tuple(() if i in unreadable else items for i, items in enumerate(built.by_message)),
+            built.diagnostics,
+            built.deduplicated_exact,
+            built.id_ciphertext_conflicts,
+        )
+
+    p.everywhere(original_build, mutated)
+
+
+_DEDUPE_CODES: Final = frozenset((Code.DEDUPE_EXACT_DUPLICATE, Code.DEDUPE_ID_CIPHERTEXT_CONFLICT))
+
+
+# ---------------------------------------------------------------------------------------------
+# Stored histories (SPEC §10)
+
+
+@mutant("H1", "a history without messages is an empty history")
+def m_missing_messages_empty(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        text = data.get("history_text")
+        if isinstance(text, str):
+            try:
+                doc = json.loads(text)
+            except ValueError:
+                return call(data)
+            if isinstance(doc, dict) and "messages" not in doc:
+                return call({**data, "history_text": json.dumps({**doc, "messages": []})})
+        return call(data)
+
+    p.wrap("validate", wrapper)
+
+
+@mutant("H2", "a redacted record counts as malformed")
+def m_redacted_counts_malformed(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None:
+            return result
+        counts = dict(result.output["counts"])
+        counts["malformed"] += counts["redacted"]
+        counts["redacted"] = 0
+        return OperationResult(output={**result.output, "counts": counts})
+
+    p.wrap("validate", wrapper)
+
+
+@mutant("H3", "a history of legacy records replays as stored")
+def m_legacy_replays(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None:
+            return result
+        counts = result.output["counts"]
+        if counts["legacy"] and not counts["malformed"] and not counts["redacted"]:
+            return OperationResult(output={**result.output, "replays_as_stored": True})
+        return result
+
+    p.wrap("validate", wrapper)
+
+
+@mutant("H3", "warnings make a history not replay as stored")
+def m_warnings_block_replay(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None:
+            return result
+        if result.output["findings"]:
+            return OperationResult(output={**result.output, "replays_as_stored": False})
+        return result
+
+    p.wrap("validate", wrapper)
+
+
+@mutant("H4", "group bits alone are not too open")
+def m_group_bits_ignored(p: Patcher) -> None:
+    p.set(validation, "GROUP_OTHER_BITS", 0o007)
+
+
+@mutant("H4", "the execute bit alone is not too open")
+def m_execute_bit_ignored(p: Patcher) -> None:
+    p.set(validation, "GROUP_OTHER_BITS", 0o066)
+
+
+@mutant("H6", "an export carries no marker")
+def m_export_without_marker(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None:
+            return result
+        exported = {
+            k: v for k, v in result.output["history"].items() if k != "reasoning_replay_export"
+        }
+        return OperationResult(output={"history": exported})
+
+    p.wrap("export", wrapper)
+
+
+@mutant("H6", "a redacted export keeps the display channel reasoning unless asked")
+def m_redacted_export_keeps_display(p: Patcher) -> None:
+    p.wrap(
+        "export",
+        lambda data, call: call({**data, "drop_display_reasoning": False}),
+    )
+
+
+@mutant("H6", "a resumable export redacts the replay channel too")
+def m_resumable_export_redacts(p: Patcher) -> None:
+    p.wrap(
+        "export",
+        lambda data, call: (
+            call({**data, "mode": "redacted"}) if data.get("mode") == "resumable" else call(data)
+        ),
+    )
+
+
+@mutant("H8", "a ciphertext of 16 characters is too short to report")
+def m_min_ciphertext_17(p: Patcher) -> None:
+    p.set(scan, "MIN_CIPHERTEXT_CHARS", 17)
+
+
+@mutant("H8", "a ciphertext of 15 characters is reported")
+def m_min_ciphertext_15(p: Patcher) -> None:
+    p.set(scan, "MIN_CIPHERTEXT_CHARS", 15)
+
+
+@mutant("H8", "the name encrypted_content is matched case-sensitively")
+def m_scan_case_sensitive(p: Patcher) -> None:
+    p.set(scan, "_ascii_lower", lambda name: name)
+
+
+@mutant("H8", "embedded (escaped) envelopes are not looked into")
+def m_scan_not_embedded(p: Patcher) -> None:
+    p.set(scan, "_embedded", lambda text: iter(()))
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    name: str
+    rule: str
+    killed_by: tuple[str, ...]  # the MUST cases that fail (in the diagnostics profile)
+    error: str | None = None
+    verdict_kills: int = 0  # of those, the cases that fail in the verdict profile too
+
+    @property
+    def killed(self) -> bool:
+        return bool(self.killed_by)
+
+
+_SUITE: Suite | None = None
+
+
+def _suite() -> Suite:
+    global _SUITE  # noqa: PLW0603 - one load per worker process
+    if _SUITE is None:
+        bundled = load_suite([VECTORS])
+        _SUITE = make_suite(
+            (*bundled.cases, *length_limit_cases()), bundled.version, bundled.sha256
+        )
+    return _SUITE
+
+
+_LIMIT_BYTES: Final = 16 * 1024 * 1024  # SPEC E4.1
+
+
+def length_limit_cases() -> tuple[Case, ...]:
+    """The two cases of SPEC E4.1's length limit that no vector file carries (a 16 MiB vector
+    would dwarf the suite: SPEC marks the limit tested outside vectors). Built here so that a
+    reader measuring anything but UTF-8 bytes is killed too: the text is an envelope whose
+    summary is made of two-byte characters, exactly at the limit, then one byte over it."""
+    head = (
+        '{"schema":"fast-agent.openai-responses.reasoning-replay","version":1,'
+        '"item":{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"'
+    )
+    tail = '"}],"encrypted_content":"c"}}'
+    room = _LIMIT_BYTES - len(head.encode()) - len(tail.encode())
+    text = "é" * (room // 2) + " " * (room % 2)  # UTF-8: two bytes a character
+    at_limit = head + text + tail
+    over = head + text + "x" + tail
+    item = {
+        "type": "reasoning",
+        "id": "rs_1",
+        "summary": [{"type": "summary_text", "text": text}],
+        "encrypted_content": "c",
+    }
+
+    def case(name: str, input_text: str, expect: Expect) -> Case:
+        return Case(
+            id=f"read/generated/{name}",
+            description=f"SPEC E4.1 length limit, generated by tools/suite_adequacy.py: {name}",
+            spec="E4-limits",
+            operation="read",
+            level="MUST",
+            tags=("limits", "generated"),
+            input={"text": input_text},
+            expect=expect,
+            file="tools/suite_adequacy.py",
+        )
+
+    return (
+        case("16-mib-of-two-byte-characters-accepted", at_limit, Expect(output={"item": item})),
+        case("one-byte-over-16-mib-refused", over, Expect(code=Code.LIMIT_EXCEEDED.value)),
+    )
+
+
+@contextmanager
+def applied(apply: Apply | None) -> Iterator[Patcher]:
+    p = Patcher()
+    try:
+        statement_paths(p)
+        if apply is not None:
+            apply(p)
+        yield p
+    finally:
+        p.undo()
+
+
+@dataclass(frozen=True, slots=True)
+class MutatedRun:
+    wrong: tuple[str, ...]  # MUST cases answered wrongly (diagnostics profile)
+    raised: tuple[str, ...]  # cases on which the reference raised (an error reply)
+    wrong_verdicts: tuple[str, ...]  # MUST cases answered wrongly in the verdict profile
+
+
+def mutated_run(apply: Apply | None) -> MutatedRun:
+    """The suite against the reference with ``apply``'s change (none: unchanged)."""
+    suite = _suite()
+    with applied(apply) as p:
+        impl = InProcessImplementation(p.dispatch, operations.OPERATIONS)
+        run = run_cases(impl, suite, suite.cases)  # each reply judged in both profiles
+
+    def wrong(view: RunResult) -> tuple[str, ...]:
+        return tuple(
+            r.case.id
+            for r in view.results
+            if r.case.level == "MUST"
+            and r.unexpected
+            and r.outcome is not CaseOutcome.ADAPTER_ERROR
+        )
+
+    verdict = next(v for v in run.profiles if v.profile is Profile.VERDICT)
+    raised = tuple(r.case.id for r in run.results if r.outcome is CaseOutcome.ADAPTER_ERROR)
+    return MutatedRun(wrong(run), raised, wrong(verdict))
+
+
+def failing_must_cases(apply: Apply | None) -> tuple[str, ...]:
+    """The cases that fail with ``apply``'s change: MUST cases answered wrongly, then any case
+    the reference raises on."""
+    found = mutated_run(apply)
+    return found.wrong + found.raised
+
+
+def run_mutant(name: str) -> Outcome:
+    m = next(m for m in CATALOGUE if m.name == name)
+    try:
+        found = mutated_run(m.apply)
+    except Exception as exc:  # a mutant that cannot even be applied is a tool bug: say so
+        return Outcome(m.name, m.rule, (), f"{type(exc).__name__}: {exc}")
+    verdict_kills = len(found.wrong_verdicts)
+    if m.raises:
+        return Outcome(m.name, m.rule, found.wrong + found.raised, None, verdict_kills)
+    # A reading is a different answer, never a crash: a raise is a bug of the mutant itself,
+    # and the case it raised on proves nothing about the suite.
+    error = (
+        f"raised on {len(found.raised)} case(s), e.g. {found.raised[0]}" if found.raised else None
+    )
+    return Outcome(m.name, m.rule, found.wrong, error, verdict_kills)
+
+
+def identity(p: Patcher) -> None:
+    """No change: the harness itself must leave the reference passing."""
+
+
+def rules_tested(suite: Suite) -> set[str]:
+    return {c.spec for c in suite.cases if c.level == "MUST"}
+
+
+def report(
+    outcomes: Sequence[Outcome], suite: Suite, *, whole: bool = True
+) -> tuple[list[str], list[Outcome]]:
+    """Per rule, the mutants killed; with ``whole`` (the whole catalogue ran), the rules that
+    MUST vectors test and no mutant reads otherwise; and the failures: the survivors not in
+    ``EQUIVALENT``, and the ``EQUIVALENT`` mutants that a vector kills."""
+    by_rule: dict[str, list[Outcome]] = {}
+    for o in outcomes:
+        by_rule.setdefault(o.rule, []).append(o)
+    lines = []
+    for rule in sorted(by_rule, key=lambda r: (re.sub(r"\d.*", "", r), r)):
+        killed = [o for o in by_rule[rule] if o.killed]
+        lines.append(
+            f"{rule:10} {len(killed)}/{len(by_rule[rule])} killed: "
+            + ", ".join(f"{o.name} ({len(o.killed_by)}/{o.verdict_kills})" for o in killed)
+        )
+    uncovered = sorted(rules_tested(suite) - set(by_rule))
+    if whole and uncovered:
+        lines.append(f"rules with MUST vectors and no mutant: {', '.join(uncovered)}")
+    failures = [o for o in outcomes if o.error is not None or o.killed == (o.name in EQUIVALENT)]
+    return lines, failures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="worker processes (default 2; 1: in this process)"
+    )
+    parser.add_argument("-k", dest="names", action="append", default=[], metavar="NAME")
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    args = parser.parse_args(argv)
+    if args.list:
+        for m in CATALOGUE:
+            print(f"{m.rule}\t{m.name}\t{m.reading}")
+        return 0
+    chosen = [m for m in CATALOGUE if not args.names or m.name in args.names]
+    t0 = time.perf_counter()
+    baseline = failing_must_cases(identity)
+    if baseline:
+        print(f"the unmutated reference fails {len(baseline)} MUST cases here: {baseline[:5]}")
+        return 2
+    names = [m.name for m in chosen]
+    if args.jobs <= 1:  # in this process: what a test patches is what runs
+        outcomes = [run_mutant(name) for name in names]
+    else:
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            outcomes = list(pool.map(run_mutant, names))
+    lines, failures = report(outcomes, _suite(), whole=not args.names)
+    print("\n".join(lines))
+    killed = sum(o.killed and o.error is None for o in outcomes)
+    for o in outcomes:
+        if o.name in EQUIVALENT and not o.killed:
+            print(f"EQUIVALENT {o.name}: {EQUIVALENT[o.name].describe()}")
+    for o in failures:
+        if o.error is not None:
+            print(f"ERROR {o.name}: {o.error} (a bug of the mutant, not a verdict)")
+        elif o.name in EQUIVALENT:
+            print(f"STALE {o.name}: a MUST vector kills it; remove it from EQUIVALENT")
+            continue
+        m = next(m for m in CATALOGUE if m.name == o.name)
+        print(f"SURVIVOR {o.name} [{o.rule}]: {m.reading}")
+    equivalent = sum(1 for o in outcomes if o.name in EQUIVALENT and not o.killed)
+    by_verdict = sum(1 for o in outcomes if o.killed and o.error is None and o.verdict_kills)
+    print(
+        f"score: {killed}/{len(outcomes)} mutants killed by MUST vectors"
+        f" ({by_verdict} in the verdict profile too),"
+        f" {equivalent} equivalent readings SPEC allows, {len(failures)} failures"
+        f" ({time.perf_counter() - t0:.1f} s, {args.jobs} jobs)"
+    )
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
