@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
+import functools
 import hashlib
 import json
 import queue
@@ -70,7 +71,7 @@ from reasoning_replay.history_files import HistoryFileProblem, parse_json_file
 from reasoning_replay.jsontext import TextRefused
 from reasoning_replay.scan import scan_text
 from reasoning_replay.suite.jsontext import dumps_pretty
-from reasoning_replay.suite.vectors import load_vector_dirs
+from reasoning_replay.suite.vectors import Case, load_vector_dirs
 from reasoning_replay.validation import validate_history
 
 REPO: Final = Path(__file__).resolve().parents[1]
@@ -79,7 +80,8 @@ JS_ADAPTER: Final = f"node {REPO / 'conformance' / 'adapters' / 'js' / 'bin' / '
 DEFAULT_SEED: Final = 20261201
 JS_BATCH: Final = 256  # requests per batch to the adapter
 JS_TIMEOUT: Final = 10.0  # seconds for one reply
-MINIMIZE_ATTEMPTS: Final = 400
+READ_REDUCTION_ATTEMPTS: Final = 600
+HISTORY_REDUCTION_ATTEMPTS: Final = 150
 CAPTURE_SOURCE: Final = "response.output_item.done"
 
 # --- verdicts -----------------------------------------------------------------------------------
@@ -859,14 +861,20 @@ class Config:
     iterations: int | None = None
     corpus: Path | None = None
     js: str | None = JS_ADAPTER
+    reduce: bool = True  # reduce each finding's reproducer (tests that only count turn it off)
+
+
+@functools.cache
+def vector_cases() -> tuple[Case, ...]:
+    """The suite's cases, read once per process."""
+    return load_vector_dirs([VECTORS]).cases
 
 
 def read_seeds(corpus_dir: Path | None) -> list[str | bytes]:
     """The seed texts: the ``read`` vectors' texts, the ``capture`` vectors' envelopes, and the
     files of the corpus directory."""
     seeds: list[str | bytes] = []
-    suite = load_vector_dirs([VECTORS])
-    for case in suite.cases:
+    for case in vector_cases():
         if case.operation == "read":
             if "text_base64" in case.input:
                 seeds.append(base64.b64decode(case.input["text_base64"]))
@@ -880,8 +888,7 @@ def read_seeds(corpus_dir: Path | None) -> list[str | bytes]:
 
 
 def capture_seeds() -> list[object]:
-    suite = load_vector_dirs([VECTORS])
-    return [case.input["output_item"] for case in suite.cases if case.operation == "capture"]
+    return [case.input["output_item"] for case in vector_cases() if case.operation == "capture"]
 
 
 class Fuzzer:
@@ -1010,9 +1017,8 @@ class Fuzzer:
             text: str | bytes = (
                 base64.b64decode(data["text_base64"]) if "text_base64" in data else data["text"]
             )
-            finding.reproducer = read_reproducer(
-                reduce_sequence(text, fails_read, MINIMIZE_ATTEMPTS)
-            )
+            reduced = reduce_sequence(text, fails_read, READ_REDUCTION_ATTEMPTS)
+            finding.reproducer = read_reproducer(reduced)
         elif finding.check == "history":
             canary = reproducer["canary"]
 
@@ -1025,7 +1031,7 @@ class Fuzzer:
             value = parse_json_file(reproducer["history_text"])
             if isinstance(value, dict):
                 with contextlib.suppress(RecursionError):  # a deep reproducer stays as it is
-                    smaller = reduce_value(value, fails_history, MINIMIZE_ATTEMPTS)
+                    smaller = reduce_value(value, fails_history, HISTORY_REDUCTION_ATTEMPTS)
                     text = json.dumps(smaller, ensure_ascii=False)
                     if fails_history(smaller) and len(text) < len(reproducer["history_text"]):
                         finding.reproducer = {**reproducer, "history_text": text}
@@ -1047,7 +1053,7 @@ class Fuzzer:
                 else:
                     self._history_batch(max(1, size // 16))
                 batch += 1
-            for finding in self.findings.values():
+            for finding in self.findings.values() if self.config.reduce else ():
                 self._reduce(finding)
         finally:
             if self.js is not None:
