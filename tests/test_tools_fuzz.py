@@ -132,3 +132,44 @@ def test_the_command_writes_its_report_and_exits_1_on_a_finding(
     out = capsys.readouterr().out
     assert f"{report['executions']} executions" in out
     assert out.count("reproducer: ") == len(report["findings"])
+
+
+def test_a_scan_that_finds_nothing_is_found(fuzz: ModuleType) -> None:
+    targets = fuzz.Targets(scan=lambda text: ())
+    report = run(fuzz, 200, targets=targets)
+    assert any(f["signature"].startswith(fuzz.SCAN_MISS) for f in report["findings"])
+
+
+SANITIZER_STDERR = """\
+=================================================================
+==7==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6020 at pc 0x7f bp 0x7f sp 0x7f
+READ of size 1 at 0x6020 thread T0
+    #0 0x7f in read_string reference_impl/reasoning_replay/_json_strings.h:88
+reference_impl/reasoning_replay/_strict.c:120:9: runtime error: signed integer overflow
+
+Direct leak of 48 byte(s) in 1 object(s) allocated from:
+    #0 0x7f in malloc
+    #1 0x7f in parse_value reference_impl/reasoning_replay/_strict.c:201
+
+Indirect leak of 16 byte(s) in 1 object(s) allocated from:
+    #0 0x7f in malloc
+    #1 0x7f in PyList_New Objects/listobject.c:160
+
+SUMMARY: AddressSanitizer: 64 byte(s) leaked in 2 allocation(s).
+"""
+
+
+def test_sanitize_counts_every_sanitizer_report() -> None:
+    if str(TOOLS_DIR) not in sys.path:
+        sys.path.insert(0, str(TOOLS_DIR))
+    sanitize = importlib.import_module("sanitize")
+    errors = sanitize.sanitizer_errors(SANITIZER_STDERR)
+    assert len(errors) == 4
+    assert (
+        errors[0]
+        == "Direct leak of 48 byte(s) in 1 object(s) allocated from: (in the accelerators)"
+    )
+    assert errors[1] == "Indirect leak of 16 byte(s) in 1 object(s) allocated from:"
+    assert "heap-buffer-overflow" in errors[2]
+    assert "runtime error: signed integer overflow" in errors[3]
+    assert sanitize.sanitizer_errors("sanitize-result: {}\n") == []

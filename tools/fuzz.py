@@ -42,15 +42,18 @@ import base64
 import contextlib
 import functools
 import hashlib
+import importlib
 import json
 import queue
 import random
 import shlex
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import traceback
+import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -707,6 +710,7 @@ def _without_marker(value: dict[str, Any]) -> dict[str, Any]:
 
 
 LEAK: Final = "export redacted leaks"
+SCAN_MISS: Final = "scan misses the canary"
 
 
 def history_failures(targets: Targets, data: str, canary: str | None) -> dict[str, str]:
@@ -726,7 +730,12 @@ def history_failures(targets: Targets, data: str, canary: str | None) -> dict[st
         reports.append(attempt("validate(bytes)", lambda: targets.validate(encoded).to_json()))
     if len(reports) == 2 and None not in reports and reports[0] != reports[1]:
         failures["validate: characters and bytes differ"] = f"{reports[0]} != {reports[1]}"
-    attempt("scan", lambda: targets.scan(data))
+    found_in_input = attempt("scan", lambda: targets.scan(data))
+    if canary is not None and canary in data and found_in_input == ():
+        # Every form holds the canary as an encrypted_content member (SPEC H8 step 3) or an
+        # envelope (step 4), so a scan of the file must flag it: a leak scanner that misses one
+        # would also pass an export that keeps it.
+        failures[SCAN_MISS] = "SPEC H8: the history holds the canary, scan finds nothing"
     value = parse_json_file(data)
     if isinstance(value, HistoryFileProblem):
         return failures
@@ -992,10 +1001,12 @@ class Fuzzer:
                 text = changed
             self.stats.executions["history"] += 1
             failures = history_failures(self.targets, text, None if mutated else canary)
+            where = "mutated" if mutated else form
             if LEAK in failures:  # one finding per text form; the leaks table has the places
-                where = "mutated" if mutated else form
                 self.leaks[where] = self.leaks.get(where, 0) + 1
-                failures[f"{LEAK} [{where.split('/')[-1]}]"] = failures.pop(LEAK)
+            for signature in (LEAK, SCAN_MISS):
+                if signature in failures:
+                    failures[f"{signature} [{where.split('/')[-1]}]"] = failures.pop(signature)
             reproducer = {"history_text": text, "canary": None if mutated else canary, "form": form}
             self._record("history", failures, reproducer)
 
@@ -1024,15 +1035,17 @@ class Fuzzer:
 
             base = finding.signature.split(" [")[0]
 
+            indent = 2 if "\n" in reproducer["history_text"] else None  # scan reads lines
+
             def fails_history(value: Any) -> bool:
-                text = json.dumps(value, ensure_ascii=False)
+                text = json.dumps(value, ensure_ascii=False, indent=indent)
                 return base in history_failures(self.targets, text, canary)
 
             value = parse_json_file(reproducer["history_text"])
             if isinstance(value, dict):
                 with contextlib.suppress(RecursionError):  # a deep reproducer stays as it is
                     smaller = reduce_value(value, fails_history, HISTORY_REDUCTION_ATTEMPTS)
-                    text = json.dumps(smaller, ensure_ascii=False)
+                    text = json.dumps(smaller, ensure_ascii=False, indent=indent)
                     if fails_history(smaller) and len(text) < len(reproducer["history_text"]):
                         finding.reproducer = {**reproducer, "history_text": text}
 
@@ -1101,6 +1114,86 @@ def _summary(report: dict[str, Any], out: IO[str]) -> None:
         print(f"  reproducer: {reproducer[:4000]}", file=out)
 
 
+# --- atheris: coverage-guided, in-process ----------------------------------------------------
+
+
+def _instrument_reference(atheris: Any) -> None:
+    """Coverage for the reference's own functions only (``instrument_all`` would take minutes)."""
+    for name, module in list(sys.modules.items()):
+        if name != "reasoning_replay" and not name.startswith("reasoning_replay."):
+            continue
+        for value in list(vars(module).values()):
+            members = list(vars(value).values()) if isinstance(value, type) else []
+            for candidate in [value, *members]:
+                function = getattr(candidate, "__func__", getattr(candidate, "fget", candidate))
+                if isinstance(function, types.FunctionType) and function.__module__ == name:
+                    atheris.instrument_func(function)
+
+
+def run_atheris(config: Config, report_path: Path | None) -> int:
+    """libFuzzer's coverage-guided mutation (atheris) over the in-process checks; never returns.
+
+    Each input is a read text as bytes, and as characters (bad bytes become lone surrogates);
+    one that starts with ``{`` is also a history file's text for validate, scan and export. The
+    JavaScript adapter is not used (libFuzzer gives one input at a time; batching is what makes it
+    fast). libFuzzer stops at the first finding (exit status 1, a ``crash-*`` file in the corpus
+    directory's parent); ``--report`` is rewritten every 1,000 executions and at a finding.
+    """
+    try:
+        atheris: Any = importlib.import_module("atheris")
+    except ImportError:
+        print("fuzz: --engine atheris needs atheris (pip install atheris)", file=sys.stderr)
+        return 2
+    targets = Targets()
+    corpus = config.corpus or Path(tempfile.mkdtemp(prefix="fuzz-corpus-"))
+    corpus.mkdir(parents=True, exist_ok=True)
+    for text in read_seeds(None):
+        data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+        (corpus / hashlib.sha256(data).hexdigest()[:16]).write_bytes(data)
+    executions = [0]
+    started = time.monotonic()
+
+    def write_report(findings: list[dict[str, Any]]) -> None:
+        if report_path is not None:
+            report = {
+                "engine": "atheris",
+                "seed": config.seed,
+                "seconds": round(time.monotonic() - started, 1),
+                "executions": executions[0],
+                "paths_compared": [f"{name}(str|bytes)" for name in targets.paths],
+                "findings": findings,
+            }
+            report_path.write_text(json.dumps(report, indent=2, ensure_ascii=True) + "\n")
+
+    def one_input(data: bytes) -> None:
+        executions[0] += 1
+        chars = data.decode("utf-8", "surrogateescape")
+        failures = {**read_failures(targets, data), **read_failures(targets, chars)}
+        reproducer = read_reproducer(data)
+        if not failures and data.startswith(b"{"):
+            failures = history_failures(targets, chars, None)
+            reproducer = {"history_text": chars, "canary": None, "form": "atheris"}
+        if failures:
+            findings = [
+                Finding("atheris", signature, message, reproducer).to_json()
+                for signature, message in failures.items()
+            ]
+            write_report(findings)
+            raise AssertionError(json.dumps(findings, ensure_ascii=True)[:4000])
+        if executions[0] % 1000 == 0:
+            write_report([])
+
+    _instrument_reference(atheris)
+    arguments = [sys.argv[0], f"-seed={config.seed}", "-error_exitcode=1"]
+    arguments += [f"-max_total_time={max(1, int(config.seconds))}", "-print_final_stats=1"]
+    arguments += [f"-artifact_prefix={corpus.parent}/"]
+    if config.iterations is not None:
+        arguments.append(f"-runs={config.iterations}")
+    atheris.Setup([*arguments, str(corpus)], one_input)
+    atheris.Fuzz()
+    return 0  # not reached: libFuzzer exits the process
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60.0, help="time budget (default 60)")
@@ -1110,6 +1203,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--report", type=Path, help="write the JSON report here")
     parser.add_argument("--js", default=JS_ADAPTER, help="the JavaScript adapter's command line")
     parser.add_argument("--no-js", action="store_true", help="in-process paths only")
+    parser.add_argument(
+        "--engine",
+        choices=["own", "atheris"],
+        default="own",
+        help="own: deterministic, batched, every check (default); atheris: coverage-guided",
+    )
     args = parser.parse_args(argv)
     config = Config(
         seed=args.seed,
@@ -1118,6 +1217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         corpus=args.corpus,
         js=None if args.no_js else args.js,
     )
+    if args.engine == "atheris":
+        return run_atheris(config, args.report)
     started = time.monotonic()
     fuzzer = Fuzzer(config)
     fuzzer.run()
