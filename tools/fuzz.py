@@ -56,6 +56,7 @@ import traceback
 import types
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO, Any, Final
 
@@ -705,7 +706,7 @@ def _strings_in(value: object) -> Iterator[str]:
             stack.extend(current)
 
 
-def _without_marker(value: dict[str, Any]) -> dict[str, Any]:
+def _without_marker(value: Any) -> dict[str, Any]:
     return {name: member for name, member in value.items() if name != "reasoning_replay_export"}
 
 
@@ -740,7 +741,8 @@ def history_failures(targets: Targets, data: str, canary: str | None) -> dict[st
     if isinstance(value, HistoryFileProblem):
         return failures
     resumable = attempt("export resumable", lambda: targets.export(value, ExportMode.RESUMABLE))
-    if isinstance(resumable, dict) and _without_marker(resumable) != _without_marker(value):
+    same = isinstance(value, dict) and _without_marker(resumable) == _without_marker(value)
+    if isinstance(resumable, dict) and not same:
         failures["export resumable: not the history as stored"] = "SPEC H6"
     leaks: list[str] = []
     for drop in (False, True):
@@ -752,14 +754,14 @@ def history_failures(targets: Targets, data: str, canary: str | None) -> dict[st
         exported = attempt("export redacted", redacted)
         if not isinstance(exported, dict):
             continue
-        text = attempt("export redacted: dumps", lambda exported=exported: dumps_pretty(exported))
+        text: str | None = attempt("export redacted: dumps", partial(dumps_pretty, exported))
         if text is None:
             continue
         if canary is not None and (
             canary in text or any(canary in s for s in _strings_in(exported))
         ):
             leaks.append(f"the canary ciphertext is kept{mode}")
-        found = attempt("export redacted: scan", lambda text=text: targets.scan(text))
+        found = attempt("export redacted: scan", partial(targets.scan, text))
         if found:
             leaks.append(f"scan flags {len(found)} in the output{mode}")
     if leaks:
@@ -814,6 +816,7 @@ def reduce_value(value: Any, still_fails: Callable[[Any], bool], attempts: int) 
     budget = [attempts]
 
     def shrink(node: Any, rebuild: Callable[[Any], Any]) -> Any:
+        smaller: Any
         if isinstance(node, dict):
             for name in list(node):
                 if budget[0] <= 0:
@@ -824,10 +827,10 @@ def reduce_value(value: Any, still_fails: Callable[[Any], bool], attempts: int) 
                     node = smaller
             for name in list(node):
 
-                def inside(child: Any, name: str = name, node: Any = node) -> Any:
+                def in_member(child: Any, name: str = name, node: Any = node) -> Any:
                     return rebuild({**node, name: child})
 
-                node = {**node, name: shrink(node[name], inside)}
+                node = {**node, name: shrink(node[name], in_member)}
         elif isinstance(node, list):
             index = 0
             while index < len(node) and budget[0] > 0:
@@ -839,10 +842,10 @@ def reduce_value(value: Any, still_fails: Callable[[Any], bool], attempts: int) 
                     index += 1
             for index in range(len(node)):
 
-                def inside(child: Any, index: int = index, node: Any = node) -> Any:
+                def in_element(child: Any, index: int = index, node: Any = node) -> Any:
                     return rebuild([*node[:index], child, *node[index + 1 :]])
 
-                node = [*node[:index], shrink(node[index], inside), *node[index + 1 :]]
+                node = [*node[:index], shrink(node[index], in_element), *node[index + 1 :]]
         return node
 
     return shrink(value, lambda whole: whole)

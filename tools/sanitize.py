@@ -28,6 +28,7 @@ sanitized builds, so a run that silently used the installed ones fails.
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.machinery
 import importlib.util
 import json
@@ -59,8 +60,9 @@ RESULT_PREFIX: Final = "sanitize-result: "
 
 def build(build_dir: Path) -> list[Path]:
     """Compile both accelerators with the sanitizers into ``build_dir``; return the modules."""
-    import setuptools  # noqa: PLC0415 - needed to build only
-    from setuptools.command.build_ext import build_ext  # noqa: PLC0415
+    # Imported here, as hatch_build.py does: setuptools is needed to build, never to run.
+    setuptools: Any = importlib.import_module("setuptools")
+    build_ext: Any = importlib.import_module("setuptools.command.build_ext").build_ext
 
     extensions = [
         setuptools.Extension(
