@@ -136,7 +136,7 @@ def test_the_command_writes_its_report_and_exits_1_on_a_finding(
 
 def test_a_scan_that_finds_nothing_is_found(fuzz: ModuleType) -> None:
     targets = fuzz.Targets(scan=lambda text: ())
-    report = run(fuzz, 200, targets=targets)
+    report = run(fuzz, 400, targets=targets)
     assert any(f["signature"].startswith(fuzz.SCAN_MISS) for f in report["findings"])
 
 

@@ -2,8 +2,11 @@
 
 ```sh
 python tools/fuzz.py [--seconds 60] [--iterations N] [--seed 20261201] [--corpus DIR] \
-    [--report FILE] [--no-js] [--js "node conformance/adapters/js/bin/adapter.js"]
+    [--report FILE] [--no-js] [--js "node conformance/adapters/js/bin/adapter.js"] \
+    [--engine own|atheris]
 ```
+
+``--engine atheris`` hands the in-process checks to libFuzzer instead (:func:`run_atheris`).
 
 Three kinds of input, drawn in turn from one ``random.Random(seed)`` (so input *i* depends only on
 the seed and *i*, and a run is reproducible; ``--seconds`` only says when to stop):
@@ -610,6 +613,18 @@ def random_history(rng: random.Random) -> tuple[dict[str, Any], str | None, str]
     return history, canary, f"{where}/{form}"
 
 
+def history_text(history: dict[str, Any], rng: random.Random) -> str:
+    """A history file's text as a writer makes it: indented or compact, raw UTF-8 or escaped
+    (always escaped when a string holds a lone surrogate, which UTF-8 cannot carry)."""
+    indent = rng.choice([2, None])
+    text = json.dumps(history, ensure_ascii=rng.random() < 0.2, indent=indent)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(history, indent=indent)
+    return text
+
+
 # --- findings -----------------------------------------------------------------------------------
 
 
@@ -996,7 +1011,7 @@ class Fuzzer:
         for _ in range(count):
             history, canary, form = random_history(self.rng)
             self.history_forms[form] = self.history_forms.get(form, 0) + 1
-            text = json.dumps(history, ensure_ascii=self.rng.random() < 0.2, indent=2)
+            text = history_text(history, self.rng)
             mutated = self.rng.random() < 0.3
             if mutated:
                 changed = mutate_text(text, self.rng, self.read_corpus)
