@@ -29,7 +29,8 @@ the seed and *i*, and a run is reproducible; ``--seconds`` only says when to sto
   ``content``, and plain forms), and their texts mutated. ``validate`` (on the characters and the
   bytes), ``scan``, and ``export`` in both modes run in-process: none may raise; a resumable
   export is the history as stored (SPEC H6); a redacted export holds no canary, in any escape, and
-  nothing ``scan`` flags (SPEC H6, H8).
+  nothing ``scan`` flags (SPEC H6, H8); ``scan`` flags the history itself. The JavaScript
+  implementation's redacted export must be the reference's, and hold no canary either.
 
 A path that raises, two verdicts for one input, or a leak is a finding. Each finding is reduced
 (chunks removed while it still fails the same way) and printed as a reproducer; the exit status is
@@ -785,6 +786,25 @@ def history_failures(targets: Targets, data: str, canary: str | None) -> dict[st
     return failures
 
 
+def js_export_failures(
+    targets: Targets, history: dict[str, Any], canary: str | None, form: str, reply: dict[str, Any]
+) -> dict[str, str]:
+    """The JavaScript implementation's redacted export of ``history``: the reference's output
+    (SPEC H6 leaves it no choice the export vectors do not pin), and no canary."""
+    output = reply.get("output")
+    if not isinstance(output, dict) or not isinstance(output.get("history"), dict):
+        return {f"js export: no output ({next(iter(reply), '?')})": json.dumps(reply)[:300]}
+    exported = output["history"]
+    failures: dict[str, str] = {}
+    if canary is not None and canary in json.dumps(exported):
+        failures[f"js export leaks [{form.rpartition('/')[2]}]"] = "SPEC H6: the canary is kept"
+    with contextlib.suppress(Exception):  # the reference raising is a finding of its own
+        expected = targets.export(history, ExportMode.REDACTED)
+        if json.loads(json.dumps(expected)) != exported:
+            failures["js export differs from the reference"] = "SPEC H6 (redacted mode)"
+    return failures
+
+
 def capture_failures(item: object, reply: dict[str, Any] | None) -> dict[str, str]:
     """Each failure of one capture: the reference raising, a text that does not read back as
     the captured item, or the JavaScript implementation answering otherwise (when ``reply``)."""
@@ -1008,8 +1028,11 @@ class Fuzzer:
             self._record("capture", capture_failures(item, reply), reproducer)
 
     def _history_batch(self, count: int) -> None:
+        exports: list[tuple[dict[str, Any], str | None, str]] = []
         for _ in range(count):
-            history, canary, form = random_history(self.rng)
+            generated, canary, form = random_history(self.rng)
+            # One history for both implementations (see as_js_sees).
+            history = json.loads(as_js_sees(json.dumps(generated, ensure_ascii=False)))
             self.history_forms[form] = self.history_forms.get(form, 0) + 1
             text = history_text(history, self.rng)
             mutated = self.rng.random() < 0.3
@@ -1018,6 +1041,8 @@ class Fuzzer:
                 if isinstance(changed, bytes):
                     changed = changed.decode("utf-8", "surrogateescape")
                 text = changed
+            else:
+                exports.append((history, canary, form))
             self.stats.executions["history"] += 1
             failures = history_failures(self.targets, text, None if mutated else canary)
             where = "mutated" if mutated else form
@@ -1026,8 +1051,23 @@ class Fuzzer:
             for signature in (LEAK, SCAN_MISS):
                 if signature in failures:
                     failures[f"{signature} [{where.split('/')[-1]}]"] = failures.pop(signature)
-            reproducer = {"history_text": text, "canary": None if mutated else canary, "form": form}
-            self._record("history", failures, reproducer)
+            stored = {"history_text": text, "canary": None if mutated else canary, "form": form}
+            self._record("history", failures, stored)
+        if self.js is not None and exports:
+            requests = [("export", {"history": h, "mode": "redacted"}) for h, _, _ in exports]
+            replies = self.js.run(requests)
+            for (history, canary, form), reply in zip(exports, replies, strict=True):
+                self.stats.comparisons += 1
+                reproducer: dict[str, Any] = {
+                    "operation": "export",
+                    "input": {"history": history, "mode": "redacted"},
+                    "canary": canary,
+                }
+                self._record(
+                    "export",
+                    js_export_failures(self.targets, history, canary, form, reply),
+                    reproducer,
+                )
 
     # -- reduction
 
@@ -1042,6 +1082,21 @@ class Fuzzer:
             return finding.signature in read_failures(self.targets, text)
 
         reproducer = finding.reproducer
+        if finding.check == "export" and self.js is not None:
+            js = self.js
+            canary = reproducer["canary"]
+
+            def fails_export(history: Any) -> bool:
+                request = {"history": history, "mode": "redacted"}
+                reply = js.run([("export", request)])[0]
+                form = finding.signature.partition("[")[2].rstrip("]")
+                found = js_export_failures(self.targets, history, canary, form, reply)
+                return finding.signature in found
+
+            history = reproducer["input"]["history"]
+            with contextlib.suppress(RecursionError):
+                smaller = reduce_value(history, fails_export, HISTORY_REDUCTION_ATTEMPTS)
+                reproducer["input"]["history"] = smaller
         if finding.check == "read":
             data = reproducer["input"]
             text: str | bytes = (
