@@ -1140,8 +1140,12 @@ class Fuzzer:
                 else:
                     self._history_batch(max(1, size // 16))
                 batch += 1
+            # Reduction gets at most half the budget again (10 s at least); later findings then
+            # keep their first reproducer.
+            reduce_until = time.monotonic() + max(10.0, self.config.seconds / 2)
             for finding in self.findings.values() if self.config.reduce else ():
-                self._reduce(finding)
+                if time.monotonic() < reduce_until:
+                    self._reduce(finding)
         finally:
             if self.js is not None:
                 self.js.close()
