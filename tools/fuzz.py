@@ -1298,7 +1298,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.engine == "atheris":
         return run_atheris(config, args.report)
     started = time.monotonic()
-    fuzzer = Fuzzer(config)
+    try:
+        fuzzer = Fuzzer(config)
+    except OSError as error:  # no node, or no such adapter
+        print(f"fuzz: cannot start {config.js}: {error} (--no-js runs without it)", file=sys.stderr)
+        return 2
     fuzzer.run()
     report = fuzzer.report(time.monotonic() - started)
     if args.report is not None:
