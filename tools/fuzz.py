@@ -730,8 +730,26 @@ LEAK: Final = "export redacted leaks"
 SCAN_MISS: Final = "scan misses the canary"
 
 
-def history_failures(targets: Targets, data: str, canary: str | None) -> dict[str, str]:
-    """Each failure signature of one history file's text over validate, scan and export."""
+def scan_must_flag(form: str, text: str) -> bool:
+    """Whether SPEC H8 promises that a scan of ``text`` flags a canary placed in ``form``.
+
+    Every form but one holds it as an ``encrypted_content`` member or an envelope, found by
+    step 3 or 4 wherever it is. A member name written with escapes (``\\u0065ncrypted_content``)
+    inside a JSON string is found only when the line is one JSON value (step 1, then step 3 on
+    the string): on the lines of an indented file, step 2 looks for fragments by their literal
+    name.
+    """
+    return not (form.endswith("/escaped-name") and "\n" in text)
+
+
+def history_failures(
+    targets: Targets, data: str, canary: str | None, *, scan_flags_canary: bool = True
+) -> dict[str, str]:
+    """Each failure signature of one history file's text over validate, scan and export.
+
+    ``canary`` is the ciphertext placed in the history, if any; ``scan_flags_canary`` whether a
+    scan of the file must find it (:func:`scan_must_flag`).
+    """
     failures: dict[str, str] = {}
 
     def attempt(check: str, call: Callable[[], Any]) -> Any:
@@ -748,7 +766,7 @@ def history_failures(targets: Targets, data: str, canary: str | None) -> dict[st
     if len(reports) == 2 and None not in reports and reports[0] != reports[1]:
         failures["validate: characters and bytes differ"] = f"{reports[0]} != {reports[1]}"
     found_in_input = attempt("scan", lambda: targets.scan(data))
-    if canary is not None and canary in data and found_in_input == ():
+    if canary is not None and scan_flags_canary and canary in data and found_in_input == ():
         # Every form holds the canary as an encrypted_content member (SPEC H8 step 3) or an
         # envelope (step 4), so a scan of the file must flag it: a leak scanner that misses one
         # would also pass an export that keeps it.
@@ -1044,7 +1062,12 @@ class Fuzzer:
             else:
                 exports.append((history, canary, form))
             self.stats.executions["history"] += 1
-            failures = history_failures(self.targets, text, None if mutated else canary)
+            failures = history_failures(
+                self.targets,
+                text,
+                None if mutated else canary,
+                scan_flags_canary=scan_must_flag(form, text),
+            )
             where = "mutated" if mutated else form
             if LEAK in failures:  # one finding per text form; the leaks table has the places
                 self.leaks[where] = self.leaks.get(where, 0) + 1
@@ -1113,7 +1136,8 @@ class Fuzzer:
 
             def fails_history(value: Any) -> bool:
                 text = json.dumps(value, ensure_ascii=False, indent=indent)
-                return base in history_failures(self.targets, text, canary)
+                flags = scan_must_flag(reproducer["form"], text)
+                return base in history_failures(self.targets, text, canary, scan_flags_canary=flags)
 
             value = parse_json_file(reproducer["history_text"])
             if isinstance(value, dict):
