@@ -502,6 +502,8 @@ class TextWriter:
         located = located_findings(result)
         counts = report.counts
         replay = "replays as stored" if report.replays_as_stored else "does not replay as stored"
+        if report.provider_mismatch:  # SPEC H3, P4: blocks another provider issued
+            replay += f"; {report.provider_mismatch} would not replay to {result.provider}"
         if is_session_file(path):
             about = "session metadata: permissions only"
         elif not report.findings:
@@ -583,6 +585,7 @@ class JsonLinesWriter:
                 "path": path,
                 "counts": report.counts.to_json(),
                 "replays_as_stored": report.replays_as_stored,
+                "provider_mismatch": report.provider_mismatch,
                 "findings": len(located_findings(result)),
             }
             | ({} if result.provider is None else {"provider": result.provider})
@@ -623,8 +626,19 @@ class SarifWriter:
         self._out = out
         self._results: list[dict[str, Any]] = []
         self._codes: list[Code] = []
+        self._artifacts: list[dict[str, Any]] = []
 
     def file(self, result: FileResult, fixes: dict[Code, Fix]) -> None:
+        if result.report.provider_mismatch:  # SPEC H3, P4: a count per file, not a finding
+            self._artifacts.append(
+                {
+                    "location": artifact_location(result.target.path),
+                    "properties": {
+                        "provider": result.provider,
+                        "provider_mismatch": result.report.provider_mismatch,
+                    },
+                }
+            )
         for about, finding in located_findings(result):
             if finding.code not in self._codes:
                 self._codes.append(finding.code)
@@ -689,6 +703,7 @@ class SarifWriter:
                     "invocations": [{"executionSuccessful": True, "exitCode": totals.exit_status}],
                     "results": self._results,
                 }
+                | ({"artifacts": self._artifacts} if self._artifacts else {})
             ],
         }
         self._out.write(json.dumps(log, ensure_ascii=False, indent=2) + "\n")
