@@ -6,7 +6,7 @@ holds one file's contents per worker. Directories are walked recursively for ``*
 ``session.json`` is checked for permissions only (SPEC H1). The session directory of a file is
 its parent when that directory holds ``session.json`` or a ``history_*.json`` file; its mode is
 checked once, with the first of its files, and the provider of each of its history files is read
-from its ``session.json`` where that records one (SPEC H3, D1).
+from its ``session.json`` where that records one (SPEC H3, P4).
 
 Files are read without blocking and only when regular (a FIFO is ``history_unreadable``, never a
 hang); ``--fix-permissions`` changes modes through descriptors opened without following links,
@@ -103,7 +103,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "--provider",
         default="openai",
         metavar="NAME",
-        help="provider of files whose session.json records none (SPEC D1; default openai)",
+        help="provider of files whose session.json records none (SPEC P4, H3; default openai)",
     )
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     return p
@@ -121,7 +121,7 @@ class Target:
     directory: str | None = None  # the session directory checked with this file, if any
     directory_mode: int | None = None
     listing_error: str | None = None  # a directory that could not be listed
-    provider: str | None = None  # recorded in the session directory's session.json (SPEC D1)
+    provider: str | None = None  # recorded in the session directory's session.json (SPEC P4)
 
 
 def _is_session_dir(names: Iterable[str]) -> bool:
@@ -220,7 +220,7 @@ class FileResult:
     target: Target
     report: FileReport
     file_mode: int | None
-    provider: str | None = None  # the provider the dedupe identities used (SPEC D1)
+    provider: str | None = None  # the file's provider: issuer and target (SPEC P4, H3)
 
 
 def _unreadable(target: Target, detail: str) -> FileResult:
