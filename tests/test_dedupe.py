@@ -27,6 +27,7 @@ from reasoning_replay import (
     serialize_reasoning_replay_envelope,
 )
 from reasoning_replay.dedupe import decide_items
+from reasoning_replay.history import HistoryShapeError
 
 KEEP = DedupeDecision.KEEP
 DROP = DedupeDecision.DROP_DUPLICATE
@@ -249,7 +250,7 @@ def test_same_ciphertext_different_ids_are_both_kept() -> None:
     assert (actual.deduplicated_exact, actual.id_ciphertext_conflicts) == (0, 0)
 
 
-def test_same_id_on_different_providers_is_not_conflated() -> None:
+def test_same_id_from_other_issuers_is_a_mismatch_not_a_duplicate_or_conflict() -> None:
     history = [
         assistant(item("rs_1", "c1"), provider="openai"),
         assistant(item("rs_1", "c1"), provider="azure"),
@@ -258,8 +259,12 @@ def test_same_id_on_different_providers_is_not_conflated() -> None:
 
     actual = build_replay_input(history, ReplayTarget(provider="openai"))
 
-    assert reasoning_ids(actual) == [("rs_1", "c1"), ("rs_1", "c1"), ("rs_1", "c2")]
-    assert actual.diagnostics == ()
+    assert reasoning_ids(actual) == [("rs_1", "c1")]
+    assert actual.diagnostics == (
+        Diagnostic(Code.REPLAY_PROVIDER_MISMATCH, 1, 0),
+        Diagnostic(Code.REPLAY_PROVIDER_MISMATCH, 2, 0),
+    )
+    assert (actual.deduplicated_exact, actual.id_ciphertext_conflicts) == (0, 0)
 
 
 def test_message_provider_defaults_to_the_target_provider() -> None:
@@ -274,7 +279,8 @@ def test_message_provider_defaults_to_the_target_provider() -> None:
     assert to_openai.deduplicated_exact == 1
     assert reasoning_ids(to_openai) == [("rs_1", "c1")]
     assert to_azure.deduplicated_exact == 0
-    assert reasoning_ids(to_azure) == [("rs_1", "c1"), ("rs_1", "c1")]
+    assert reasoning_ids(to_azure) == [("rs_1", "c1")]  # the openai one is another issuer's
+    assert to_azure.diagnostics == (Diagnostic(Code.REPLAY_PROVIDER_MISMATCH, 0, 0),)
 
 
 # --- determinism across save and resume (D6) ----------------------------------------------------
@@ -418,3 +424,61 @@ def test_xai_stripping_does_not_modify_the_stored_history() -> None:
 
     assert history[1].items[0]["id"] == "msg_dup"
     assert history[2].items[0]["id"] == "msg_dup"
+
+
+# --- the issuer before dedupe (P4) -------------------------------------------------------------
+
+
+def test_items_of_another_issuer_take_no_part_in_dedupe_even_under_the_reject_policy() -> None:
+    history = [
+        assistant(item("rs_1", "c1"), provider="xai"),
+        assistant(item("rs_1", "c1"), provider="xai"),  # would be an exact duplicate
+        assistant(item("rs_1", "c2"), provider="xai"),  # would be a conflict
+    ]
+    target = ReplayTarget(provider="openai", conflict_policy=ConflictPolicy.REJECT)
+
+    actual = build_replay_input(history, target)
+
+    assert actual.rejected is None
+    assert [d.code for d in actual.diagnostics] == [Code.REPLAY_PROVIDER_MISMATCH] * 3
+    assert (actual.deduplicated_exact, actual.id_ciphertext_conflicts) == (0, 0)
+
+
+def test_history_provider_is_the_issuer_of_messages_that_record_none() -> None:
+    replay_block = block(item("rs_1", "c1"))
+    document = {
+        "provider": "xai",
+        "messages": [
+            {
+                "role": "assistant",
+                "provider": "openai",
+                "channels": {REPLAY_CHANNEL: [replay_block]},
+            },
+            {"role": "assistant", "provider": "", "channels": {REPLAY_CHANNEL: [replay_block]}},
+            {"role": "assistant", "channels": {REPLAY_CHANNEL: [replay_block]}},
+        ],
+    }
+
+    messages = history_from_json(document)
+
+    assert [m.provider for m in messages] == ["openai", "xai", "xai"]
+    to_xai = build_replay_input(messages, ReplayTarget(provider="xai"))
+    assert reasoning_ids(to_xai) == [("rs_1", "c1")]
+    assert [d.code for d in to_xai.diagnostics] == [
+        Code.REPLAY_PROVIDER_MISMATCH,
+        Code.DEDUPE_EXACT_DUPLICATE,
+    ]
+
+
+@pytest.mark.parametrize("provider", ["", 7, ["xai"], True])
+def test_a_history_provider_that_is_not_a_non_empty_string_is_a_shape_error(
+    provider: object,
+) -> None:
+    with pytest.raises(HistoryShapeError):
+        history_from_json({"provider": provider, "messages": []})
+
+
+def test_a_null_history_provider_records_none() -> None:
+    document = {"provider": None, "messages": [{"role": "assistant"}]}
+
+    assert history_from_json(document)[0].provider is None

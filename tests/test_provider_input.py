@@ -434,3 +434,67 @@ def test_sse_and_websocket_transports_give_identical_input(provider: str) -> Non
     assert json.dumps(websocket.input) == json.dumps(sse.input)
     assert websocket.diagnostics == sse.diagnostics
     assert websocket.telemetry() == sse.telemetry()
+
+
+# --- the issuer (P4) -------------------------------------------------------------------------
+
+
+def switching_history() -> list[HistoryMessage]:
+    """openai, then xai, then openai again, in one conversation."""
+    return [
+        user("u1"),
+        assistant("a1", [output_item("rs_1", ["s1"])], msg_id="m1", provider="openai"),
+        user("u2"),
+        assistant("a2", [output_item("rs_2", ["s2"])], msg_id="m2", provider="xai"),
+        user("u3"),
+        assistant("a3", [output_item("rs_3", ["s3"])], msg_id="m3", provider="openai"),
+    ]
+
+
+def reasoning_ids(built: Any) -> list[str]:
+    return [item["id"] for item in built.input if item.get("type") == "reasoning"]
+
+
+@pytest.mark.parametrize(
+    ("target", "sent", "mismatched"),
+    [("openai", ["rs_1", "rs_3"], [(3, 0)]), ("xai", ["rs_2"], [(1, 0), (5, 0)])],
+)
+def test_a_history_that_switches_provider_replays_only_the_targets_items(
+    target: str, sent: list[str], mismatched: list[tuple[int, int]]
+) -> None:
+    built = build_replay_input(switching_history(), ReplayTarget(provider=target))
+
+    assert reasoning_ids(built) == sent
+    assert built.diagnostics == tuple(
+        Diagnostic(Code.REPLAY_PROVIDER_MISMATCH, m, b) for m, b in mismatched
+    )
+    # every message's own items are still sent, and the counters count only what is sent (T1)
+    own_answers = [i["content"][0]["text"] for i in built.input if i.get("role") == "assistant"]
+    assert own_answers == ["a1", "a2", "a3"]
+    assert built.telemetry().reasoning_replay_item_count == len(sent)
+
+
+@pytest.mark.parametrize("alias", ["codex", "OpenAI", "openai ", "azure"])
+def test_provider_names_are_never_aliased(alias: str) -> None:
+    history = [assistant("a", [output_item("rs_1", ["s"])], provider=alias)]
+
+    built = build_replay_input(history, OPENAI)
+
+    assert reasoning_ids(built) == []
+    assert built.diagnostics == (Diagnostic(Code.REPLAY_PROVIDER_MISMATCH, 0, 0),)
+
+
+def test_a_block_that_is_not_resumable_keeps_its_code_whatever_its_issuer() -> None:
+    legacy = {"type": "text", "text": '{"type":"reasoning","id":"rs","encrypted_content":"c"}'}
+    message = HistoryMessage(
+        role="assistant",
+        provider="xai",
+        channels={REPLAY_CHANNEL: [legacy, envelope_block(output_item("rs_1", ["s"]))]},
+    )
+
+    built = build_replay_input([message], OPENAI)
+
+    assert built.diagnostics == (
+        Diagnostic(Code.LEGACY_MINIMAL_RECORD, 0, 0),
+        Diagnostic(Code.REPLAY_PROVIDER_MISMATCH, 0, 1),
+    )

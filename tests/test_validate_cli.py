@@ -331,3 +331,48 @@ def test_symlinked_directories_are_not_followed(tree: Path, capsys: Any) -> None
     (tree / "exports" / "loop").symlink_to(tree / "sessions")
     _, out, _ = run(["--format", "json", str(tree / "exports")], capsys)
     assert json_lines(out)[-1]["files"] == 1
+
+
+# --- blocks another provider issued (H3, P4) ---------------------------------------------------
+
+
+def test_blocks_another_provider_issued_are_counted_per_file_in_every_format(
+    tmp_path: Path, capsys: Any
+) -> None:
+    session = tmp_path / "2612011000-abc"
+    session.mkdir(mode=0o700)
+    agents = {"dev": {"provider": "xai", "history_file": "history_dev.json"}}
+    write(session / "session.json", json.dumps({"continuation": {"agents": agents}}))
+    messages = [
+        {"role": "assistant", "content": [], "provider": provider, "channels": {REPLAY: blocks}}
+        for provider, blocks in [
+            ("openai", [{"type": "text", "text": envelope("rs_1")}]),
+            (None, [{"type": "text", "text": envelope("rs_2")}]),  # records none: xai's
+        ]
+    ]
+    path = write(session / "history_dev.json", json.dumps({"messages": messages}))
+
+    _, out, _ = run(["--format", "json", str(path)], capsys)
+    (record,) = [line for line in json_lines(out) if line["type"] == "file"]
+    Draft202012Validator(FINDING_SCHEMA).validate(record)
+    assert (record["provider"], record["provider_mismatch"]) == ("xai", 1)
+    assert record["replays_as_stored"] is False
+
+    _, text, _ = run([str(path)], capsys)
+    assert "1 would not replay to xai" in text
+
+    _, sarif, _ = run(["--format", "sarif", str(path)], capsys)
+    (artifact,) = json.loads(sarif)["runs"][0]["artifacts"]
+    assert artifact["properties"] == {"provider": "xai", "provider_mismatch": 1}
+
+
+def test_a_file_whose_blocks_all_replay_to_its_provider_has_no_sarif_artifact(
+    tmp_path: Path, capsys: Any
+) -> None:
+    path = write(tmp_path / "history.json", history(envelope()))
+
+    _, sarif, _ = run(["--format", "sarif", "--provider", "xai", str(path)], capsys)
+    _, out, _ = run(["--format", "json", "--provider", "xai", str(path)], capsys)
+
+    assert "artifacts" not in json.loads(sarif)["runs"][0]
+    assert json_lines(out)[0]["provider_mismatch"] == 0

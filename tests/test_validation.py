@@ -294,6 +294,7 @@ messages = st.fixed_dictionaries(
         "channels": st.none()
         | st.dictionaries(st.sampled_from([REPLAY, "reasoning", "x"]), json_values),
         "timestamp": json_values,
+        "provider": st.sampled_from(["openai", "xai", ""]) | json_values,
         "other": json_values,
     },
 )
@@ -312,14 +313,14 @@ def test_both_readings_give_one_verdict(value: dict[str, Any]) -> None:
     else:
         assert fast_or_slow == slow
     validate_history(text)  # never raises (E4.2)
-    # The validator's lighter reading: the same messages, as (role, channels) pairs.
-    pairs = read_message_channels(text)
-    if isinstance(pairs, HistoryFileProblem):
-        assert isinstance(slow, HistoryFileProblem) and pairs == slow
+    # The validator's lighter reading: the same messages, as (role, channels, provider) triples.
+    triples = read_message_channels(text)
+    if isinstance(triples, HistoryFileProblem):
+        assert isinstance(slow, HistoryFileProblem) and triples == slow
     else:
         assert isinstance(slow, HistoryFile)
-        assert [(r, dict(c)) for r, c in pairs] == [
-            (m.role, dict(m.channels)) for m in slow.messages
+        assert [(r, dict(c), p) for r, c, p in triples] == [
+            (m.role, dict(m.channels), m.provider) for m in slow.messages
         ]
 
 
@@ -354,3 +355,33 @@ def test_session_json_is_checked_for_permissions_only() -> None:
     assert validate_history(b"not json", file_name="session.json.bak").findings[0].code is (
         Code.HISTORY_MALFORMED
     )
+
+
+# --- blocks another provider issued (H3, P4) ---------------------------------------------------
+
+
+def _assistant_with(provider: object, *texts: str) -> dict[str, Any]:
+    blocks = [{"type": "text", "text": text} for text in texts]
+    return {"role": "assistant", "content": [], "provider": provider, "channels": {REPLAY: blocks}}
+
+
+def test_blocks_of_another_issuer_are_counted_and_take_no_part_in_dedupe() -> None:
+    same = envelope("rs_1", "c1")
+    text = json.dumps({"messages": [_assistant_with("xai", same), _assistant_with("xai", same)]})
+
+    to_openai = validate_history(text, provider="openai")
+    to_xai = validate_history(text, provider="xai")
+
+    assert (to_openai.provider_mismatch, to_openai.findings) == (2, ())
+    assert not to_openai.replays_as_stored
+    assert to_xai.provider_mismatch == 0
+    assert [f.code for f in to_xai.findings] == [Code.DEDUPE_EXACT_DUPLICATE]
+
+
+@pytest.mark.parametrize("provider", [None, "", 7, ["xai"]])
+def test_a_message_that_records_no_provider_is_the_files(provider: object) -> None:
+    text = json.dumps({"messages": [_assistant_with(provider, envelope())]})
+
+    report = validate_history(text, provider="xai")
+
+    assert (report.provider_mismatch, report.replays_as_stored) == (0, True)

@@ -33,6 +33,7 @@ class Code(StrEnum):
     CAPTURE_SOURCE_UNKNOWN = "capture_source_unknown"
     BLOCK_NOT_TEXT = "block_not_text"
     REPLAY_CHANNEL_MISPLACED = "replay_channel_misplaced"
+    REPLAY_PROVIDER_MISMATCH = "replay_provider_mismatch"
     DEDUPE_EXACT_DUPLICATE = "dedupe_exact_duplicate"
     DEDUPE_ID_CIPHERTEXT_CONFLICT = "dedupe_id_ciphertext_conflict"
     REDACTED_RECORD = "redacted_record"

@@ -20,7 +20,9 @@ class HistoryMessage:
     """One message of a history, as SPEC P2 describes it."""
 
     role: str
-    provider: str | None = None  # None: no provider recorded (SPEC D1)
+    # The issuer of its replay items when one is known (SPEC P4): the provider recorded with the
+    # message, else the history's provider. None: unknown, taken to be the target provider.
+    provider: str | None = None
     channels: Mapping[str, object] = field(default_factory=dict)  # name → blocks, as stored
     items: Sequence[Mapping[str, Any]] = ()
     response_id: str | None = None  # the provider's id of the response it came from (SPEC F9)
@@ -48,16 +50,30 @@ def _list(value: object, what: str) -> list[Any]:
     return value
 
 
+def _history_provider(history: Mapping[str, Any]) -> str | None:
+    """The history's provider (SPEC P4): a non-empty string, or none when absent or ``null``."""
+    provider = history.get("provider")
+    if provider is None:
+        return None
+    if not isinstance(provider, str) or not provider:
+        raise HistoryShapeError("history.provider must be a non-empty string")
+    return provider
+
+
 def history_from_json(history: object) -> tuple[HistoryMessage, ...]:
-    """Messages from ``{"messages": [...]}`` as the conformance vectors write them."""
+    """Messages from ``{"messages": [...], "provider"?: ...}`` as the conformance vectors write
+    them, each with its issuer when one is known (SPEC P4)."""
     messages = []
-    raw_messages = _list(_mapping(history, "history").get("messages"), "history.messages")
+    document = _mapping(history, "history")
+    history_provider = _history_provider(document)
+    raw_messages = _list(document.get("messages"), "history.messages")
     for index, raw in enumerate(raw_messages):
         message = _mapping(raw, f"message {index}")
         role = message.get("role")
         recorded = message.get("provider")
-        # SPEC D1: only a non-empty string records a provider; any other value records none.
-        provider = recorded if isinstance(recorded, str) and recorded else None
+        # SPEC P4: only a non-empty string records a provider; a message that records none was
+        # issued by the history's provider, when the caller gives one.
+        provider = recorded if isinstance(recorded, str) and recorded else history_provider
         response_id = message.get("response_id")
         if not isinstance(role, str) or not (response_id is None or isinstance(response_id, str)):
             raise HistoryShapeError(f"message {index}: role and response_id must be strings")

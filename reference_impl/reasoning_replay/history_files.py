@@ -50,6 +50,7 @@ class _FastMessage(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=
     phase: Any = None
     is_template: Any = None
     timestamp: Any = None
+    provider: Any = None  # SPEC P4: the provider recorded with the message, if a non-empty string
 
 
 class _FastFile(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
@@ -60,10 +61,11 @@ class _FastFile(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=Tru
 _FAST_DECODER: Final = msgspec.json.Decoder(_FastFile)
 
 
-# One message of SPEC H1 as a validator reads it: its role and every one of its channels (name →
-# blocks). A plain pair, not a :class:`HistoryMessage`: a validator makes one per message of
-# every file it reads, and a tuple costs a fraction of a frozen dataclass.
-MessageChannels: TypeAlias = tuple[str, Mapping[str, list[Any]]]
+# One message of SPEC H1 as a validator reads it: its role, every one of its channels (name →
+# blocks) and the provider it records (SPEC P4), if any. A plain tuple, not a
+# :class:`HistoryMessage`: a validator makes one per message of every file it reads, and a tuple
+# costs a fraction of a frozen dataclass.
+MessageChannels: TypeAlias = tuple[str, Mapping[str, list[Any]], str | None]
 _NO_CHANNELS: Final[Mapping[str, list[Any]]] = MappingProxyType({})  # absent or null (H1)
 
 
@@ -71,8 +73,8 @@ _NO_CHANNELS: Final[Mapping[str, list[Any]]] = MappingProxyType({})  # absent or
 class HistoryFile:
     """A history file of the shape of SPEC H1, as the messages of SPEC P2.
 
-    Each message keeps its role and channels; its own items are not needed to validate it and
-    are left empty, and no provider is recorded in the H1 shape (``provider`` is ``None``).
+    Each message keeps its role, channels and recorded provider (SPEC P4; fast-agent records
+    none); its own items are not needed to validate it and are left empty.
     """
 
     messages: tuple[HistoryMessage, ...]
@@ -133,6 +135,11 @@ def parse_json_file(data: str | bytes) -> object | HistoryFileProblem:
     return value
 
 
+def recorded_provider(value: object) -> str | None:
+    """SPEC P4: a message records a provider only with a non-empty string."""
+    return value if isinstance(value, str) and value else None
+
+
 def _selected(
     channels: Mapping[str, list[Any]], wanted: Collection[str] | None
 ) -> Mapping[str, list[Any]]:
@@ -159,7 +166,7 @@ def _message(index: int, raw: object) -> MessageChannels | HistoryFileProblem:
     for name, blocks in channels.items():
         if not isinstance(blocks, list):
             return _malformed(f"{where}.channels[{json.dumps(name)}] is not an array")
-    return role, channels
+    return role, channels, recorded_provider(raw.get("provider"))
 
 
 def _channels_from_value(value: object) -> list[MessageChannels] | HistoryFileProblem:
@@ -181,8 +188,12 @@ def _channels_from_value(value: object) -> list[MessageChannels] | HistoryFilePr
 def _history(messages: list[MessageChannels], wanted: Collection[str] | None) -> HistoryFile:
     return HistoryFile(
         tuple(
-            HistoryMessage(role=role, channels=_selected(channels, wanted) if channels else {})
-            for role, channels in messages
+            HistoryMessage(
+                role=role,
+                provider=provider,
+                channels=_selected(channels, wanted) if channels else {},
+            )
+            for role, channels, provider in messages
         )
     )
 
@@ -210,11 +221,15 @@ def _read_fast(data: str | bytes) -> list[MessageChannels] | None:
         parsed = _FAST_DECODER.decode(data)
     except (msgspec.DecodeError, RecursionError, UnicodeEncodeError):
         return None  # not JSON to msgspec, not the shape, or an unknown member
-    return [(message.role, message.channels or _NO_CHANNELS) for message in parsed.messages]
+    return [
+        (message.role, message.channels or _NO_CHANNELS, recorded_provider(message.provider))
+        for message in parsed.messages
+    ]
 
 
 def read_message_channels(data: str | bytes) -> list[MessageChannels] | HistoryFileProblem:
-    """SPEC H1: each message's role and channels, in order, or why the file is not a history.
+    """SPEC H1: each message's role, channels and recorded provider (SPEC P4), in order, or why
+    the file is not a history.
 
     The reading of :func:`parse_history_file`, without building a :class:`HistoryMessage` per
     message: what a validator, which reads every message of every file, needs and no more.

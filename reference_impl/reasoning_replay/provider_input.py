@@ -36,7 +36,8 @@ class ConflictPolicy(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class ReplayTarget:
-    """Where the request goes: the provider (also the default producer, SPEC D1) and transport."""
+    """Where the request goes: the provider (also the issuer of items whose issuer is unknown,
+    SPEC P4) and transport."""
 
     provider: str
     transport: Transport = Transport.SSE
@@ -98,7 +99,8 @@ def _own_items(message: HistoryMessage, target: ReplayTarget) -> list[dict[str, 
 def build_replay_input(
     messages: Sequence[HistoryMessage], target: ReplayTarget
 ) -> ReplayRequestInput:
-    """SPEC P2: the request ``input`` for a history, reasoning before each message's own items.
+    """SPEC P2: the request ``input`` for a history, reasoning before each message's own items,
+    only the target's own reasoning items replayed (SPEC P4).
 
     Never raises on data: every block that is not replayed is reported with its code.
     """
@@ -120,8 +122,15 @@ def build_replay_input(
                 assert read.code is not None
                 diagnostics.append(Diagnostic(read.code, message_index, block_index))
                 continue
-            provider = target.provider if message.provider is None else message.provider  # D1
-            blocks.append(_ReplayBlock(message_index, block_index, read.item, provider))
+            # SPEC P4: an unknown issuer is the target; another issuer's item is never sent and
+            # takes no part in dedupe (after the block's verdict, before D1-D3).
+            issuer = target.provider if message.provider is None else message.provider
+            if issuer != target.provider:
+                diagnostics.append(
+                    Diagnostic(Code.REPLAY_PROVIDER_MISMATCH, message_index, block_index)
+                )
+                continue
+            blocks.append(_ReplayBlock(message_index, block_index, read.item, issuer))
 
     decisions = decide(reasoning_replay_dedupe_key(b.item, b.provider) for b in blocks)
     replayed: dict[int, list[dict[str, Any]]] = {}

@@ -103,13 +103,15 @@ class BlockCounts:
 
 @dataclass(frozen=True, slots=True)
 class FileReport:
-    """What a validator reports for one file (SPEC H3): findings in order, counts, and whether
-    the history replays exactly as stored (every replay block resumable, none deduplicated)."""
+    """What a validator reports for one file (SPEC H3): findings in order, counts, how many
+    resumable blocks would not replay to the file's provider (another issuer's, SPEC P4), and
+    whether the history replays exactly as stored (every replay block resumable, none dropped)."""
 
     findings: tuple[Finding, ...]
     counts: BlockCounts
     replays_as_stored: bool
     file_name: str | None = None
+    provider_mismatch: int = 0
 
     @property
     def has_error(self) -> bool:
@@ -121,6 +123,7 @@ class FileReport:
             "findings": [f.to_json() for f in self.findings],
             "counts": self.counts.to_json(),
             "replays_as_stored": self.replays_as_stored,
+            "provider_mismatch": self.provider_mismatch,
         }
 
 
@@ -236,11 +239,12 @@ class _BlockScan:
     located: list[_Located] = field(default_factory=list)
     resumable: list[ReasoningReplayItem] = field(default_factory=list)
     places: list[tuple[int, int]] = field(default_factory=list)  # of each resumable item
+    issuers: list[str | None] = field(default_factory=list)  # of each, as recorded (SPEC P4)
     legacy: int = 0
     redacted: int = 0
     malformed: int = 0
 
-    def block(self, m_index: int, b_index: int, block: object) -> None:
+    def block(self, m_index: int, b_index: int, block: object, issuer: str | None) -> None:
         """One replay block's verdict (SPEC E6), or ``block_not_text`` (SPEC P2, H3)."""
         text = _block_text(block)
         if text is None:
@@ -252,6 +256,7 @@ class _BlockScan:
         if read.item is not None:
             self.resumable.append(read.item)
             self.places.append((m_index, b_index))
+            self.issuers.append(issuer)
             return
         code = read.code
         assert code is not None
@@ -268,11 +273,11 @@ def _scan_blocks(messages: list[MessageChannels]) -> _BlockScan:
     """SPEC H3: the replay blocks and the cache-state record of every assistant message."""
     scan = _BlockScan()
     cache_states = _CacheStateChecks()
-    for m_index, (role, channels) in enumerate(messages):
+    for m_index, (role, channels, issuer) in enumerate(messages):
         if role != "assistant" or not channels:
             continue  # SPEC H3 names the replay blocks of assistant messages only
         for b_index, block in enumerate(channels.get(REPLAY_CHANNEL, ())):
-            scan.block(m_index, b_index, block)
+            scan.block(m_index, b_index, block, issuer)
         cache_state = channels.get(CACHE_STATE_CHANNEL)
         if cache_state:
             found = cache_states.finding(m_index, cache_state)
@@ -281,12 +286,20 @@ def _scan_blocks(messages: list[MessageChannels]) -> _BlockScan:
     return scan
 
 
-def _dedupe_findings(scan: _BlockScan, provider: str) -> tuple[list[_Located], int]:
-    """SPEC D1–D3 across the file's resumable blocks: the findings, and how many are dropped."""
+def _dedupe_findings(scan: _BlockScan, provider: str) -> tuple[list[_Located], int, int]:
+    """SPEC P4 then D1–D3 across the file's resumable blocks, replayed to the file's provider:
+    the findings, how many blocks are another issuer's, and how many are dropped as duplicates.
+    """
     located: list[_Located] = []
     dropped = 0
-    decisions = decide_items(scan.resumable, provider)
-    for (m_index, b_index), decision in zip(scan.places, decisions, strict=True):
+    # SPEC P4: a block whose message records another provider would not be sent, and takes no
+    # part in deduplication; every other block's issuer is the file's provider.
+    sent = [i for i, issuer in enumerate(scan.issuers) if issuer is None or issuer == provider]
+    mismatched = len(scan.resumable) - len(sent)
+    items = scan.resumable if not mismatched else [scan.resumable[i] for i in sent]
+    places = scan.places if not mismatched else [scan.places[i] for i in sent]
+    decisions = decide_items(items, provider)
+    for (m_index, b_index), decision in zip(places, decisions, strict=True):
         if decision is DedupeDecision.KEEP:
             continue
         if decision is DedupeDecision.DROP_DUPLICATE:
@@ -295,7 +308,7 @@ def _dedupe_findings(scan: _BlockScan, provider: str) -> tuple[list[_Located], i
         else:
             code = Code.DEDUPE_ID_CIPHERTEXT_CONFLICT
         located.append((m_index, b_index, _RANK_DEDUPE, Finding(code, m_index, b_index)))
-    return located, dropped
+    return located, mismatched, dropped
 
 
 def validate_history(
@@ -308,10 +321,10 @@ def validate_history(
 ) -> FileReport:
     """SPEC H3 and H4 for one file's contents.
 
-    ``provider`` is the provider of messages that record none (SPEC D1; the H1 shape records
-    none). ``file_mode`` and ``directory_mode`` are the permission bits of the file and of its
-    session directory, when known. A ``file_name`` of ``session.json`` is checked for
-    permissions only (SPEC H1).
+    ``provider`` is the file's provider: the issuer of messages that record none, and the
+    provider the history would replay to (SPEC P4, H3). ``file_mode`` and ``directory_mode``
+    are the permission bits of the file and of its session directory, when known. A
+    ``file_name`` of ``session.json`` is checked for permissions only (SPEC H1).
     """
     permissions = permission_findings(file_mode, directory_mode)
     if is_session_file(file_name):
@@ -322,14 +335,14 @@ def validate_history(
         return FileReport((problem, *permissions), BlockCounts(), False, file_name)
 
     scan = _scan_blocks(messages)
-    # SPEC D1–D3 with the validator's configured provider: the H1 shape records none.
-    duplicates, dropped = _dedupe_findings(scan, provider)
+    duplicates, mismatched, dropped = _dedupe_findings(scan, provider)
     located = scan.located + duplicates
     located.sort(key=lambda entry: entry[:3])
     counts = BlockCounts(len(scan.resumable), scan.legacy, scan.redacted, scan.malformed)
     return FileReport(
         (*permissions, *(entry[3] for entry in located)),
         counts,
-        counts.total == counts.resumable and dropped == 0,
+        counts.total == counts.resumable and dropped == 0 and mismatched == 0,
         file_name,
+        mismatched,
     )

@@ -6,7 +6,7 @@ holds one file's contents per worker. Directories are walked recursively for ``*
 ``session.json`` is checked for permissions only (SPEC H1). The session directory of a file is
 its parent when that directory holds ``session.json`` or a ``history_*.json`` file; its mode is
 checked once, with the first of its files, and the provider of each of its history files is read
-from its ``session.json`` where that records one (SPEC H3, D1).
+from its ``session.json`` where that records one (SPEC H3, P4).
 
 Files are read without blocking and only when regular (a FIFO is ``history_unreadable``, never a
 hang); ``--fix-permissions`` changes modes through descriptors opened without following links,
@@ -104,7 +104,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "--provider",
         default="openai",
         metavar="NAME",
-        help="provider of files whose session.json records none (SPEC D1; default openai)",
+        help="provider of files whose session.json records none (SPEC P4, H3; default openai)",
     )
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     return p
@@ -122,7 +122,7 @@ class Target:
     directory: str | None = None  # the session directory checked with this file, if any
     directory_mode: int | None = None
     listing_error: str | None = None  # a directory that could not be listed
-    provider: str | None = None  # recorded in the session directory's session.json (SPEC D1)
+    provider: str | None = None  # recorded in the session directory's session.json (SPEC P4)
 
 
 def _is_session_dir(names: Iterable[str]) -> bool:
@@ -221,7 +221,7 @@ class FileResult:
     target: Target
     report: FileReport
     file_mode: int | None
-    provider: str | None = None  # the provider the dedupe identities used (SPEC D1)
+    provider: str | None = None  # the file's provider: issuer and target (SPEC P4, H3)
 
 
 def _unreadable(target: Target, detail: str) -> FileResult:
@@ -503,6 +503,8 @@ class TextWriter:
         located = located_findings(result)
         counts = report.counts
         replay = "replays as stored" if report.replays_as_stored else "does not replay as stored"
+        if report.provider_mismatch:  # SPEC H3, P4: blocks another provider issued
+            replay += f"; {report.provider_mismatch} would not replay to {result.provider}"
         if is_session_file(path):
             about = "session metadata: permissions only"
         elif not report.findings:
@@ -584,6 +586,7 @@ class JsonLinesWriter:
                 "path": path,
                 "counts": report.counts.to_json(),
                 "replays_as_stored": report.replays_as_stored,
+                "provider_mismatch": report.provider_mismatch,
                 "findings": len(located_findings(result)),
             }
             | ({} if result.provider is None else {"provider": result.provider})
@@ -624,8 +627,19 @@ class SarifWriter:
         self._out = out
         self._results: list[dict[str, Any]] = []
         self._codes: list[Code] = []
+        self._artifacts: list[dict[str, Any]] = []
 
     def file(self, result: FileResult, fixes: dict[Code, Fix]) -> None:
+        if result.report.provider_mismatch:  # SPEC H3, P4: a count per file, not a finding
+            self._artifacts.append(
+                {
+                    "location": artifact_location(result.target.path),
+                    "properties": {
+                        "provider": result.provider,
+                        "provider_mismatch": result.report.provider_mismatch,
+                    },
+                }
+            )
         for about, finding in located_findings(result):
             if finding.code not in self._codes:
                 self._codes.append(finding.code)
@@ -690,6 +704,7 @@ class SarifWriter:
                     "invocations": [{"executionSuccessful": True, "exitCode": totals.exit_status}],
                     "results": self._results,
                 }
+                | ({"artifacts": self._artifacts} if self._artifacts else {})
             ],
         }
         self._out.write(json.dumps(log, ensure_ascii=False, indent=2) + "\n")

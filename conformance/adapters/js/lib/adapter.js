@@ -47,6 +47,7 @@ const OPERATIONS = {
     if (!isJsonObject(input.history) || !isJsonObject(input.target)) {
       throw new ProtocolError('replay needs input.history and input.target objects');
     }
+    checkHistoryProvider(input.history);
     return { output: buildInput(input.history, input.target, options(input.options)) };
   },
   dedupe(input) {
@@ -62,6 +63,7 @@ const OPERATIONS = {
   },
   plan(input) {
     if (!isJsonObject(input.history)) throw new ProtocolError('plan needs input.history (object)');
+    checkHistoryProvider(input.history);
     if (input.metadata !== undefined && input.metadata !== null && !isJsonObject(input.metadata)) {
       throw new ProtocolError('plan: metadata must be an object');
     }
@@ -83,6 +85,14 @@ const OPERATIONS = {
     return { output: { history: exportHistory(input.history, input.mode, { dropDisplayReasoning: drop && input.mode === 'redacted' }) } };
   },
 };
+
+/** PROTOCOL: history.provider, when given and not null, is a non-empty string (SPEC P4). */
+function checkHistoryProvider(history) {
+  const p = history.provider;
+  if (p !== undefined && p !== null && (typeof p !== 'string' || p === '')) {
+    throw new ProtocolError('history.provider must be a non-empty string');
+  }
+}
 
 function options(o) {
   if (o === undefined || o === null) return {};

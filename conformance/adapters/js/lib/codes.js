@@ -26,6 +26,7 @@ export const CODES = Object.freeze([
   'capture_source_unknown',
   'block_not_text',
   'replay_channel_misplaced',
+  'replay_provider_mismatch',
   'dedupe_exact_duplicate',
   'dedupe_id_ciphertext_conflict',
   'history_unreadable',

@@ -137,7 +137,7 @@ function checkRequest(p, registry) {
  * Plan one request (F11).
  *
  * @param {object} p
- * @param {{messages: object[]}} p.history
+ * @param {{messages: object[], provider?: string}} p.history
  * @param {string} p.model the configured model
  * @param {string|null} p.desired_effort the configured desired effort
  * @param {string} p.instance_key 32 lowercase hex digits (K1)

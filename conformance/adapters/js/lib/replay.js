@@ -1,4 +1,4 @@
-// Building a request's provider input from a stored history (SPEC §5, P1–P3, with §6 dedupe).
+// Building a request's provider input from a stored history (SPEC §5, P1–P4, with §6 dedupe).
 import { isJsonObject } from './jsontext.js';
 import { readEnvelope } from './envelope.js';
 import { Deduper, DROP_DUPLICATE, KEEP_CONFLICT } from './dedupe.js';
@@ -9,7 +9,7 @@ export const REPLAY_CHANNEL = 'openai-reasoning-encrypted';
 
 /**
  * Build the request input.
- * @param {{messages: object[]}} history
+ * @param {{messages: object[], provider?: string}} history
  * @param {{provider: string, transport?: 'sse'|'websocket'}} target
  * @param {{conflict_policy?: 'keep'|'reject'}} [options]
  * @returns {{input: unknown[], diagnostics: {code: string, message_index: number, block_index: number}[], counters: object}}
@@ -41,6 +41,7 @@ export function buildSegments(history, target, options) {
   const report = (code, mi, bi) => diagnostics.push({ code, message_index: mi, block_index: bi });
 
   const messages = Array.isArray(history?.messages) ? history.messages : [];
+  const historyProvider = recordedProvider(history?.provider);
   const segments = messages.map((msg, mi) => {
     const replay = [];
     const own = [];
@@ -52,8 +53,9 @@ export function buildSegments(history, target, options) {
       // P2: not read at all; every block is reported where it sits.
       blocks.forEach((_, bi) => report('replay_channel_misplaced', mi, bi));
     } else {
-      // D1: the provider recorded with the message (a non-empty string), else the request's target.
-      const provider = typeof msg.provider === 'string' && msg.provider !== '' ? msg.provider : targetProvider;
+      // P4: the issuer is the provider recorded with the message, else the history's provider,
+      // else (unknown) the request's target; names are compared exactly, never aliased.
+      const issuer = recordedProvider(msg.provider) ?? historyProvider ?? targetProvider;
       blocks.forEach((block, bi) => {
         if (!isJsonObject(block) || block.type !== 'text' || typeof block.text !== 'string') {
           report('block_not_text', mi, bi);
@@ -64,7 +66,11 @@ export function buildSegments(history, target, options) {
           report(verdict.code, mi, bi); // skipped; the rest of the message replays
           return;
         }
-        const decision = dedupe.decide(provider, verdict.item); // may throw under "reject"
+        if (issuer !== targetProvider) {
+          report('replay_provider_mismatch', mi, bi); // P4: not sent, so never deduplicated
+          return;
+        }
+        const decision = dedupe.decide(issuer, verdict.item); // may throw under "reject"
         if (decision === DROP_DUPLICATE) {
           report('dedupe_exact_duplicate', mi, bi);
           return;
@@ -82,6 +88,11 @@ export function buildSegments(history, target, options) {
   });
 
   return { segments, diagnostics, dedupe };
+}
+
+/** P4: a provider is recorded by a non-empty string only; any other value records none. */
+function recordedProvider(value) {
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 /** D7: xAI reuses assistant-message ids across turns, so they are not sent. */

@@ -57,6 +57,11 @@ test('unknown operations are skipped; bad input is an error reply, never a crash
   assert.ok(runCase('replay', { history: 5 }).error.message);
   assert.ok(runCase('redact', 'x').error.message);
   assert.ok(runCase('dedupe', { entries: [], options: { conflict_policy: 'maybe' } }).error.message);
+  for (const provider of ['', 7, {}]) { // PROTOCOL: history.provider is a non-empty string (P4)
+    assert.ok(runCase('replay', { history: { messages: [], provider }, target: { provider: 'openai' } }).error.message);
+    assert.ok(runCase('plan', { history: { messages: [], provider }, model: 'm', desired_effort: null, instance_key: 'k' }).error.message);
+  }
+  assert.deepEqual(runCase('replay', { history: { messages: [], provider: null }, target: { provider: 'openai' } }).output.input, []);
   assert.deepEqual(JSON.parse(handleLine('{"cmd":"run","seq":3,')), JSON.parse(handleLine('{"cmd":"run","seq":3,')));
   assert.equal(JSON.parse(handleLine('{"cmd":"run","seq":3,')).seq, 3);
   assert.ok(JSON.parse(handleLine('{"cmd":"dance","seq":4}')).error);

@@ -65,7 +65,7 @@ test('a replay channel on a non-assistant message is not read; each block is mis
   assert.equal(out.counters.reasoning_replay_item_count, 0);
 });
 
-test('dedupe across messages, provider from message or target (D1–D5)', () => {
+test('dedupe across messages of the target issuer; another issuer\'s item is not sent (D1–D5, P4)', () => {
   const a = item({ id: 'a', encrypted_content: 'x' });
   const a2 = item({ id: 'a', encrypted_content: 'y' });
   const history = { messages: [
@@ -75,16 +75,34 @@ test('dedupe across messages, provider from message or target (D1–D5)', () => 
     assistant([block(a)], [], { provider: 'openai' }),
   ] };
   const out = buildInput(history, OPENAI);
-  assert.deepEqual(out.input, [a, a2, a]);
+  assert.deepEqual(out.input, [a, a2]);
   assert.deepEqual(out.diagnostics, [
     { code: 'dedupe_exact_duplicate', message_index: 1, block_index: 0 },
     { code: 'dedupe_id_ciphertext_conflict', message_index: 1, block_index: 1 },
+    { code: 'replay_provider_mismatch', message_index: 2, block_index: 0 },
     { code: 'dedupe_exact_duplicate', message_index: 3, block_index: 0 },
   ]);
   assert.equal(out.counters.replay_deduplicated_exact_count, 2);
   assert.equal(out.counters.replay_id_ciphertext_conflict_count, 1);
-  assert.equal(out.counters.reasoning_replay_item_count, 3);
+  assert.equal(out.counters.reasoning_replay_item_count, 2);
   assert.throws(() => buildInput(history, OPENAI, { conflict_policy: 'reject' }), { code: 'dedupe_id_ciphertext_conflict' });
+});
+
+test('P4: the issuer is the message\'s provider, else the history\'s, else the target; names never alias', () => {
+  const a = item({ id: 'a', encrypted_content: 'x' });
+  const b = item({ id: 'b', encrypted_content: 'y' });
+  const history = { provider: 'xai', messages: [
+    assistant([block(a)], [], { provider: 'openai' }),
+    assistant([block(b)], [], { provider: '' }), // records none: the history's provider, xai
+  ] };
+  const toXai = buildInput(history, { provider: 'xai', transport: 'sse' });
+  assert.deepEqual(toXai.input, [b]);
+  assert.deepEqual(toXai.diagnostics, [{ code: 'replay_provider_mismatch', message_index: 0, block_index: 0 }]);
+  const toCodex = buildInput(history, { provider: 'codex', transport: 'sse' });
+  assert.deepEqual(toCodex.input, []);
+  assert.equal(toCodex.diagnostics.length, 2);
+  const unknown = buildInput({ messages: history.messages.slice(1) }, { provider: 'codex', transport: 'sse' });
+  assert.deepEqual(unknown.input, [b]); // no recorded or history provider: the target's
 });
 
 test('D7 xai: assistant message items lose id; others unchanged; same input on both transports (P3)', () => {
