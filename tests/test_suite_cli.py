@@ -60,6 +60,16 @@ def test_run_refuses_an_invalid_suite(tmp_path: Path, capsys: Any) -> None:
     assert "conformance check" in capsys.readouterr().err
 
 
+def test_run_refuses_a_billion_laughs_vector_file_naming_it(tmp_path: Path, capsys: Any) -> None:
+    v = Path(vectors(tmp_path))
+    lines = ['l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]" for i in range(1, 9)]
+    (v / "laughs.yaml").write_text("\n".join([*lines, "cases: [*l8]", ""]))
+    assert main(["run", "--vectors", str(v), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "vectors/laughs.yaml: yaml: YAML aliases expand the document" in err
+
+
 def test_update_expectations_then_rerun_is_green(tmp_path: Path, capsys: Any) -> None:
     v = vectors(tmp_path, case("c/ok"), case("c/bad", value="wrong"))
     exp = tmp_path / "exp.yaml"
