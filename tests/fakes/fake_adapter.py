@@ -10,6 +10,7 @@ the case id, so one process can crash on one case and answer the next:
   error   an error reply               skip    a skipped reply
   invalid a reply failing the schema   wrongval   a wrong output value
   chatty  a debug line on stdout before the reply
+  large   the reply padded with whitespace to a 4 MiB line (still valid JSON)
 
 and process-wide by flags: --crash-on-start, --hang-on-start, --bad-handshake,
 --always-reject CODE, --ops a,b, --oneshot, --log-starts FILE, --no-flush.
@@ -23,6 +24,8 @@ import os
 import sys
 import time
 from pathlib import Path
+
+LARGE = 4 * 1024 * 1024
 
 
 def reply_for(req: dict, args: argparse.Namespace) -> dict | None:
@@ -108,7 +111,10 @@ def main() -> int:
                 if args.oneshot:
                     return 0
                 continue
-        out.write(json.dumps(msg) + "\n")
+        text = json.dumps(msg)
+        if "large" in req.get("id", ""):
+            text = text[:-1] + " " * LARGE + "}"
+        out.write(text + "\n")
         if not args.no_flush:
             out.flush()
         if args.oneshot:

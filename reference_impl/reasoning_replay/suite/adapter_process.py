@@ -24,7 +24,8 @@ from typing import Final
 
 from . import protocol
 from .implementation import Exchange
-from .protocol import Crash, Failure, ImplementationInfo, ProtocolViolation, Timeout
+from .protocol import Crash, Failure, ImplementationInfo, ProtocolViolation, ReplyTooLong, Timeout
+from .retained import KEEP
 from .vectors import Case
 
 DEFAULT_TIMEOUT: Final = 5.0
@@ -162,22 +163,18 @@ class ChildProcess:
             self._send.clear()
             self._close_stdin()
 
-    def _take_line(self) -> _Line | ProtocolViolation | None:
-        nl = self._buf.find(b"\n")
+    def _take_line(self) -> _Line | ReplyTooLong | None:
+        # Past the limit the line is not read on: the buffer never holds more than the limit
+        # plus one read, however long the line is.
+        nl = self._buf.find(b"\n", 0, MAX_LINE + 1)
         if nl < 0:
             if len(self._buf) > MAX_LINE:
-                return ProtocolViolation(
-                    f"reply line longer than {MAX_LINE} bytes (the limit)", desync=True
-                )
+                return ReplyTooLong(MAX_LINE, bytes(self._buf[:KEEP]))
             if self._eof and self._buf:  # a last line without its newline
                 data = bytes(self._buf)
                 self._buf.clear()
                 return _Line(data)
             return None
-        if nl > MAX_LINE:
-            return ProtocolViolation(
-                f"reply line longer than {MAX_LINE} bytes (the limit)", desync=True
-            )
         data = bytes(self._buf[:nl])
         del self._buf[: nl + 1]
         return _Line(data[:-1] if data.endswith(b"\r") else data)
@@ -470,7 +467,8 @@ class PersistentAdapter(_AdapterCommand):
         # The whole recent tail, not just what arrived while this case was the oldest: with
         # requests in flight, the adapter may have logged its last words a moment earlier.
         stderr = self._last_stderr[-_CASE_STDERR:]
-        return Exchange(_with_stderr(lost, stderr), request, None, stderr or None, duration)
+        head = got.head if isinstance(got, ReplyTooLong) else None
+        return Exchange(_with_stderr(lost, stderr), request, head, stderr or None, duration)
 
     def _discard(self) -> None:
         """Kill the current process; the next run() starts a fresh one."""
@@ -528,7 +526,8 @@ class OneShotAdapter(_AdapterCommand):
         if isinstance(got, _Line):
             reply = protocol.parse_run_response(got.data, seq)
             return Exchange(reply, request, got.data, stderr or None, duration)
-        return Exchange(got, request, None, stderr or None, duration)
+        head = got.head if isinstance(got, ReplyTooLong) else None
+        return Exchange(got, request, head, stderr or None, duration)
 
     def run_batch(self, items: Iterable[tuple[int, Case]]) -> Iterator[Exchange]:
         for seq, case in items:

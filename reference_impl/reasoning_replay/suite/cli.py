@@ -37,7 +37,14 @@ from .implementation import Implementation
 from .inprocess import InProcessImplementation
 from .outcomes import Outcome, judge
 from .progress import ProgressBar
-from .protocol import Crash, Failure, ImplementationInfo, ProtocolViolation, Timeout
+from .protocol import (
+    Crash,
+    Failure,
+    ImplementationInfo,
+    ProtocolViolation,
+    ReplyTooLong,
+    Timeout,
+)
 from .reports import FORMATS, Repro, terminal_text, write_report
 from .runner import handshake_message, run_cases
 from .vectors import (
@@ -393,6 +400,8 @@ def _advice(failure: Failure) -> str:
         return _ADVICE_TIMEOUT
     if isinstance(failure, Crash):
         return "the program died: run it by hand with the request line below and read stderr"
+    if isinstance(failure, ReplyTooLong):
+        return f"a reply line may be at most {failure.limit} bytes (see PROTOCOL.md, Transport)"
     if isinstance(failure, ProtocolViolation):
         if "seq" in failure.message:
             return "copy the request's seq into the reply unchanged"
@@ -455,7 +464,7 @@ def cmd_smoke(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         for seq, case in enumerate(_pick_smoke_cases(suite, operations), start=1):
             ex = impl.run(seq, case)
-            if isinstance(ex.reply, (Crash, Timeout, ProtocolViolation)):
+            if isinstance(ex.reply, (Crash, Timeout, ProtocolViolation, ReplyTooLong)):
                 say(False, f"{case.operation}: {case.id}: {handshake_message(ex.reply)}")
                 out.write(f"     advice: {_advice(ex.reply)}\n")
                 out.write(f"     try: {repro.request_command(case.id)}\n")

@@ -1,4 +1,8 @@
-"""Drives selected cases through an implementation and collects the results."""
+"""Drives selected cases through an implementation and collects the results.
+
+Each result keeps only what the reports show, bounded (:mod:`.retained`): a passing or skipped
+case keeps no line, any other keeps at most 64 KiB of each line, text and compared value.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,8 @@ import datetime as dt
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Final
 
 from . import protocol
 from .expectations import (
@@ -20,10 +25,14 @@ from .expectations import (
     skip_verdict,
     stale_entries,
 )
-from .implementation import Implementation
+from .implementation import Exchange, Implementation
 from .outcomes import UNEXPECTED, Detail, Outcome, Verdict, judge
 from .protocol import Failure, ImplementationInfo, Timeout
+from .retained import Kept, bounded_value, clip_text
 from .vectors import Case, Suite
+
+# Outcomes whose reports show no request or response line (PASS: no detail at all).
+_NO_LINES: Final = frozenset({Outcome.PASS, Outcome.SKIPPED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +42,8 @@ class CaseResult:
     verdict: Verdict
     duration_s: float
     entry: Entry | None = None
-    request: bytes | None = None  # None in-process: rebuilt on demand by request_line()
-    response: bytes | None = None
+    request: Kept | None = None  # the request line (no newline); None for passed and skipped
+    response: Kept | None = None  # the reply line, when there was one
     stderr: str | None = None
 
     @property
@@ -45,10 +54,45 @@ class CaseResult:
     def unexpected(self) -> bool:
         return self.verdict.outcome in UNEXPECTED
 
-    def request_line(self) -> bytes:
-        """The exact request line (without newline) this case was, or would be, sent as."""
-        line = self.request or protocol.run_request_line(self.seq, self.case)
-        return line.rstrip(b"\n")
+
+def _bounded_detail(detail: Detail | None) -> Detail | None:
+    if detail is None:
+        return None
+    mismatch = detail.mismatch
+    if mismatch is not None:
+        mismatch = replace(
+            mismatch,
+            expected=bounded_value(mismatch.expected),
+            actual=bounded_value(mismatch.actual),
+        )
+    return replace(
+        detail,
+        message=clip_text(detail.message),
+        mismatch=mismatch,
+        traceback=None if detail.traceback is None else clip_text(detail.traceback),
+    )
+
+
+def kept_result(
+    case: Case, seq: int, verdict: Verdict, entry: Entry | None, ex: Exchange
+) -> CaseResult:
+    """The result of a case that ran, holding only what its reports show, bounded."""
+    verdict = replace(verdict, detail=_bounded_detail(verdict.detail))
+    duration = ex.duration_s or 0.0
+    stderr = None if ex.stderr is None else clip_text(ex.stderr)
+    if verdict.outcome in _NO_LINES:
+        return CaseResult(case, seq, verdict, duration, entry, stderr=stderr)
+    request = ex.request if ex.request is not None else protocol.run_request_line(seq, case)
+    return CaseResult(
+        case,
+        seq,
+        verdict,
+        duration,
+        entry,
+        Kept.of(request.rstrip(b"\n")),
+        None if ex.response is None else Kept.of(ex.response),
+        stderr,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,16 +176,8 @@ def run_cases(
             else:
                 ex = next(exchanges)
                 verdict = apply(judge(case.expect, ex.reply), entry)
-                result = CaseResult(
-                    case,
-                    seq,
-                    verdict,
-                    ex.duration_s or 0.0,
-                    entry,
-                    ex.request,
-                    ex.response,
-                    ex.stderr,
-                )
+                result = kept_result(case, seq, verdict, entry, ex)
+                del ex  # the reply, however large, is not kept past this case
             results.append(result)
             if progress is not None:
                 progress(seq, total, result)
