@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fakes.fake_adapter import LARGE
-from fakes.suite_fixture import case, fake_argv, write_suite
+from fakes.suite_fixture import (
+    case,
+    fake_argv,
+    kill_logged,
+    logged_pids,
+    running,
+    write_suite,
+)
 from reasoning_replay.suite.adapter_process import (
     MAX_FAILED_RESTARTS,
     MAX_LINE,
@@ -283,3 +292,43 @@ def test_crash_inside_a_pipelined_batch_resends_the_rest(tmp_path: Path) -> None
     bad = {cid: o for cid, o in outcomes(result) if o is not Outcome.PASS}
     assert bad == {"b/crash": Outcome.CRASH, "b/hang": Outcome.TIMEOUT}
     assert [r.seq for r in result.results] == list(range(1, 51))
+
+
+ADAPTERS = {"persistent": (PersistentAdapter, ()), "oneshot": (OneShotAdapter, ("--oneshot",))}
+needs_procfs = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+
+@needs_procfs
+@pytest.mark.parametrize("mode", list(ADAPTERS))
+def test_no_adapter_or_grandchild_outlives_the_run(tmp_path: Path, mode: str) -> None:
+    cls, flags = ADAPTERS[mode]
+    log = tmp_path / "pids.log"
+    suite = suite_of(tmp_path, case("g/a"), case("g/crash"), case("g/hang"), case("g/b"))
+    try:
+        result = run(cls(fake_argv("--grandchild", str(log), *flags), timeout=0.5), suite)
+        survivors = [p for p in logged_pids(log) if running(p)]
+    finally:
+        kill_logged(log)
+    assert survivors == []
+    assert [o for _, o in outcomes(result)] == [
+        Outcome.PASS,
+        Outcome.CRASH,
+        Outcome.TIMEOUT,
+        Outcome.PASS,
+    ]
+    # the first process, a restart after the crash and one after the hang (one-shot: more)
+    assert len(logged_pids(log)) >= 6
+
+
+@pytest.mark.parametrize("mode", list(ADAPTERS))
+def test_crash_while_a_grandchild_holds_stdout_is_a_crash(tmp_path: Path, mode: str) -> None:
+    cls, flags = ADAPTERS[mode]
+    suite = suite_of(tmp_path, case("g/crash"), case("g/next"))
+    log = tmp_path / "pids.log"
+    try:
+        result = run(cls(fake_argv("--grandchild", str(log), *flags), timeout=30), suite)
+    finally:
+        kill_logged(log)
+    assert outcomes(result) == [("g/crash", Outcome.CRASH), ("g/next", Outcome.PASS)]
+    detail = result.results[0].verdict.detail
+    assert detail is not None and "status 3" in detail.message

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fakes.fake_dispatch import fake_dispatch
-from fakes.suite_fixture import case, fake_cmd, write_suite
+from fakes.suite_fixture import case, fake_cmd, kill_logged, logged_pids, running, write_suite
 from reasoning_replay.suite import inprocess, schemas
 from reasoning_replay.suite.cli import main
 
@@ -178,3 +182,35 @@ def test_forced_progress_bar_draws_on_stderr(tmp_path: Path, capsys: Any) -> Non
 def test_quiet_prints_only_the_verdict(tmp_path: Path, capsys: Any) -> None:
     assert main(["run", "--vectors", vectors(tmp_path), "-q"]) == 0
     assert capsys.readouterr().out.startswith("PASSED: 2 passed")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("oneshot", [False, True], ids=["persistent", "oneshot"])
+def test_sigterm_stops_the_run_and_every_adapter_process_as_ctrl_c_does(
+    tmp_path: Path, oneshot: bool
+) -> None:
+    log = tmp_path / "pids.log"
+    v = vectors(tmp_path, case("c/ok"), case("c/hang"))
+    flags = ("--grandchild", str(log), *(("--oneshot",) if oneshot else ()))
+    argv = [sys.executable, "-m", "reasoning_replay.suite.cli", "run", "--vectors", v]
+    argv += ["--impl", fake_cmd(*flags), "--timeout", "600", "--no-progress"]
+    argv += ["--oneshot"] if oneshot else []
+    runner = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        # wait until the adapter handling c/hang has started (one-shot: the probe, c/ok, c/hang)
+        want = 3 if oneshot else 1
+        for _ in range(600):
+            if len(logged_pids(log)) >= 2 * want:
+                break
+            time.sleep(0.05)
+        time.sleep(0.3)  # let the hanging request reach it
+        runner.send_signal(signal.SIGTERM)
+        _, err = runner.communicate(timeout=30)
+    finally:
+        runner.kill()
+        survivors = [p for p in logged_pids(log) if running(p)]
+        kill_logged(log)
+    assert runner.returncode == 128 + signal.SIGTERM
+    assert b"interrupted by SIGTERM" in err
+    assert len(logged_pids(log)) == 2 * want
+    assert survivors == []

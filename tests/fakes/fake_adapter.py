@@ -13,7 +13,8 @@ the case id, so one process can crash on one case and answer the next:
   large   the reply padded with whitespace to a 4 MiB line (still valid JSON)
 
 and process-wide by flags: --crash-on-start, --hang-on-start, --bad-handshake,
---always-reject CODE, --ops a,b, --oneshot, --log-starts FILE, --no-flush.
+--always-reject CODE, --ops a,b, --oneshot, --log-starts FILE, --no-flush, and --grandchild FILE
+(start a sleeping child that inherits stdout and stderr; append "ADAPTER_PID CHILD_PID" to FILE).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -74,7 +76,12 @@ def main() -> int:
     p.add_argument("--oneshot", action="store_true")
     p.add_argument("--log-starts")
     p.add_argument("--no-flush", action="store_true")
+    p.add_argument("--grandchild")
     args = p.parse_args()
+    if args.grandchild:
+        sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+        with Path(args.grandchild).open("a") as f:
+            f.write(f"{os.getpid()} {sleeper.pid}\n")
     if args.log_starts:
         with Path(args.log_starts).open("a") as f:
             f.write("start\n")

@@ -1,16 +1,20 @@
 """``conformance``: run, list, check, smoke, bundle and request.
 
 Exit status: 0 every case as expected; 1 unexpected results (or lint problems for ``check``);
-2 usage, I/O or suite errors.
+2 usage, I/O or suite errors; 128 + the signal's number after SIGINT or SIGTERM (the adapter and
+everything it started are stopped first).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import shlex
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -66,6 +70,31 @@ EXIT_USAGE = 2
 
 class UsageError(Exception):
     """Reported as ``conformance: error: ...`` with exit status 2."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the runner is, so that it unwinds as after Ctrl-C: every
+    ``finally`` runs and the adapter's process group is ended."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers; embedders keep their own
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _default_vectors() -> list[Path]:
@@ -214,12 +243,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "validate": validate_cli.cmd_validate,
     }
     try:
-        return handlers[args.command](args, sys.stdout, sys.stderr)
+        with _sigterm_as_interrupt():
+            return handlers[args.command](args, sys.stdout, sys.stderr)
     except UsageError as exc:
         print(f"conformance: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # `conformance list | head`
         return EXIT_OK
+    except KeyboardInterrupt as exc:
+        signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
+        print(f"conformance: interrupted by {signal.Signals(signum).name}", file=sys.stderr)
+        return 128 + signum
 
 
 # ---------------------------------------------------------------------------------------------
