@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import signal
 import subprocess
@@ -214,3 +215,48 @@ def test_sigterm_stops_the_run_and_every_adapter_process_as_ctrl_c_does(
     assert b"interrupted by SIGTERM" in err
     assert len(logged_pids(log)) == 2 * want
     assert survivors == []
+
+
+CANARY = "gAAAAB-canary-ciphertext-8f14e45fceea167a5a36dedd4bea2543"
+
+
+def leaky_vectors(tmp_path: Path) -> str:
+    """Cases whose request, reply, compared values and messages all carry the canary: as an
+    object member, inside a JSON text, and only in the adapter's reply."""
+    item = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": CANARY}
+    envelope = json.dumps({"schema": "s", "version": 1, "item": item})
+    reply_only = case("leak/reply-only", value={"encrypted_content": CANARY})
+    reply_only["expect"] = {"output": {"value": {"encrypted_content": "gAAAAB-other"}}}
+    return vectors(
+        tmp_path,
+        case("leak/object-wrongval", value={"item": item}),
+        case("leak/text-wrongval", value=envelope),
+        case("leak/garbage", value=envelope),
+        reply_only,
+    )
+
+
+def reports_of(tmp_path: Path, *flags: str, capsys: Any) -> dict[str, str]:
+    argv = ["run", "--vectors", leaky_vectors(tmp_path), "--impl", fake_cmd(), "-v", *flags]
+    for fmt in ("json", "junit", "tap", "markdown"):
+        argv += ["--report", f"{fmt}:{tmp_path / ('r.' + fmt)}"]
+    assert main(argv) == 1
+    texts = {f: (tmp_path / f"r.{f}").read_text() for f in ("json", "junit", "tap", "markdown")}
+    return texts | {"terminal": capsys.readouterr().out}
+
+
+def test_redact_reports_keeps_the_canary_out_of_every_report(tmp_path: Path, capsys: Any) -> None:
+    texts = reports_of(tmp_path, "--redact-reports", capsys=capsys)
+    assert {f: CANARY in t for f, t in texts.items()} == dict.fromkeys(texts, False)
+    doc = json.loads(texts["json"])
+    assert schemas.errors(schemas.REPORT, doc) == ()
+    assert [c["outcome"] for c in doc["cases"]] == ["fail", "fail", "adapter_error", "fail"]
+    digest = hashlib.sha256(CANARY.encode()).hexdigest()
+    assert digest in doc["cases"][0]["detail"]["request"]  # the R1 view: structure stays
+    assert '"redacted":"encrypted_content"' in doc["cases"][3]["detail"]["response"]
+    assert all("request" in c["detail"] for c in doc["cases"])
+
+
+def test_without_redact_reports_the_vectors_values_are_shown(tmp_path: Path, capsys: Any) -> None:
+    texts = reports_of(tmp_path, capsys=capsys)
+    assert {f: CANARY in t for f, t in texts.items()} == dict.fromkeys(texts, True)

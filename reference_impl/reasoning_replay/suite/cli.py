@@ -191,6 +191,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FORMAT:PATH",
         help=f"also write a report ({', '.join(FORMATS)}); PATH - is stdout",
     )
+    run.add_argument(
+        "--redact-reports",
+        action="store_true",
+        help="redact (SPEC.md R2) every request, response, value, message and stderr shown in "
+        "the terminal and the reports: for --vectors holding real captures",
+    )
     run.add_argument("--progress", action="store_true", help="show progress even without a TTY")
     run.add_argument("--no-progress", action="store_true")
     run.add_argument("-q", "--quiet", action="count", default=0)
@@ -336,7 +342,14 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     show_progress = (args.progress or err.isatty()) and not args.no_progress and verbosity >= 0
     bar = ProgressBar(err) if show_progress else None
     try:
-        run = run_cases(impl, suite, cases, expectations=expectations, progress=bar)
+        run = run_cases(
+            impl,
+            suite,
+            cases,
+            expectations=expectations,
+            progress=bar,
+            redact=args.redact_reports,
+        )
     finally:
         if bar is not None:
             bar.finish()

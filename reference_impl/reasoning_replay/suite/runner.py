@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from . import protocol
+from .compare import ABSENT, Mismatch, first_difference
 from .expectations import (
     NO_EXPECTATIONS,
     Entry,
@@ -27,7 +28,7 @@ from .expectations import (
 )
 from .implementation import Exchange, Implementation
 from .outcomes import UNEXPECTED, Detail, Outcome, Verdict, judge
-from .protocol import Failure, ImplementationInfo, Timeout
+from .protocol import Failure, ImplementationInfo, OutputReply, Timeout
 from .retained import Kept, bounded_value, clip_text
 from .vectors import Case, Suite
 
@@ -55,10 +56,45 @@ class CaseResult:
         return self.verdict.outcome in UNEXPECTED
 
 
-def _bounded_detail(detail: Detail | None) -> Detail | None:
+class _Redaction:
+    """The reference's redaction (SPEC R2; JSON inside strings too, as for logs, SPEC H7) of
+    what a report shows: texts, lines and the compared outputs."""
+
+    def __init__(self) -> None:
+        # late import: without --redact-reports the runner does not need the reference
+        from reasoning_replay.log_redaction import (  # noqa: PLC0415
+            redact_structure,
+            redact_text,
+        )
+
+        self.text = redact_text
+        self.value = redact_structure
+
+    def line(self, data: bytes) -> bytes:
+        return self.text(data.decode("utf-8", "replace")).encode("utf-8", "surrogatepass")
+
+    def mismatch(self, mismatch: Mismatch, expected: object, reply: object) -> Mismatch:
+        """The first difference between the redacted outputs; when redaction makes them equal,
+        the place of the raw difference with both values hidden."""
+        actual = reply.output if isinstance(reply, OutputReply) else ABSENT
+        found = first_difference(self.value(expected), self.value(actual))
+        return found or replace(mismatch, expected=_HIDDEN, actual=_HIDDEN)
+
+
+_HIDDEN: Final = "[hidden by --redact-reports]"
+
+
+def _kept_detail(
+    detail: Detail | None, redaction: _Redaction | None, expected: object, reply: object
+) -> Detail | None:
     if detail is None:
         return None
-    mismatch = detail.mismatch
+    message, traceback, mismatch = detail.message, detail.traceback, detail.mismatch
+    if redaction is not None:
+        message = redaction.text(message)
+        traceback = None if traceback is None else redaction.text(traceback)
+        if mismatch is not None:
+            mismatch = redaction.mismatch(mismatch, expected, reply)
     if mismatch is not None:
         mismatch = replace(
             mismatch,
@@ -67,30 +103,45 @@ def _bounded_detail(detail: Detail | None) -> Detail | None:
         )
     return replace(
         detail,
-        message=clip_text(detail.message),
+        message=clip_text(message),
         mismatch=mismatch,
-        traceback=None if detail.traceback is None else clip_text(detail.traceback),
+        traceback=None if traceback is None else clip_text(traceback),
     )
 
 
 def kept_result(
-    case: Case, seq: int, verdict: Verdict, entry: Entry | None, ex: Exchange
+    case: Case,
+    seq: int,
+    verdict: Verdict,
+    entry: Entry | None,
+    ex: Exchange,
+    *,
+    redaction: _Redaction | None = None,
 ) -> CaseResult:
-    """The result of a case that ran, holding only what its reports show, bounded."""
-    verdict = replace(verdict, detail=_bounded_detail(verdict.detail))
+    """The result of a case that ran, holding only what its reports show, bounded (and
+    redacted before it is cut, when ``redaction`` is given)."""
+    detail = _kept_detail(verdict.detail, redaction, case.expect.output, ex.reply)
+    verdict = replace(verdict, detail=detail)
     duration = ex.duration_s or 0.0
-    stderr = None if ex.stderr is None else clip_text(ex.stderr)
+    stderr = ex.stderr
+    if stderr is not None:
+        stderr = clip_text(stderr if redaction is None else redaction.text(stderr))
     if verdict.outcome in _NO_LINES:
         return CaseResult(case, seq, verdict, duration, entry, stderr=stderr)
     request = ex.request if ex.request is not None else protocol.run_request_line(seq, case)
+    lines = [request.rstrip(b"\n"), ex.response]
+    if redaction is not None:
+        lines = [None if line is None else redaction.line(line) for line in lines]
+    request_line, response = lines
+    assert request_line is not None
     return CaseResult(
         case,
         seq,
         verdict,
         duration,
         entry,
-        Kept.of(request.rstrip(b"\n")),
-        None if ex.response is None else Kept.of(ex.response),
+        Kept.of(request_line),
+        None if response is None else Kept.of(response),
         stderr,
     )
 
@@ -152,8 +203,12 @@ def run_cases(
     *,
     expectations: Expectations = NO_EXPECTATIONS,
     progress: Progress | None = None,
+    redact: bool = False,
 ) -> RunResult:
+    """Run ``cases``; with ``redact``, every line, text and value the results keep for reports
+    is redacted first (``--redact-reports``: vectors holding real captures)."""
     started = dt.datetime.now(dt.UTC)
+    redaction = _Redaction() if redact else None
     t0 = time.perf_counter()
     results: list[CaseResult] = []
     handshake = impl.start()
@@ -176,7 +231,7 @@ def run_cases(
             else:
                 ex = next(exchanges)
                 verdict = apply(judge(case.expect, ex.reply), entry)
-                result = kept_result(case, seq, verdict, entry, ex)
+                result = kept_result(case, seq, verdict, entry, ex, redaction=redaction)
                 del ex  # the reply, however large, is not kept past this case
             results.append(result)
             if progress is not None:
