@@ -186,9 +186,13 @@ def test_quiet_prints_only_the_verdict(tmp_path: Path, capsys: Any) -> None:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-@pytest.mark.parametrize("oneshot", [False, True], ids=["persistent", "oneshot"])
+@pytest.mark.parametrize(
+    ("oneshot", "signum"),
+    [(False, signal.SIGTERM), (True, signal.SIGTERM), (False, signal.SIGINT)],
+    ids=["persistent-sigterm", "oneshot-sigterm", "persistent-sigint"],
+)
 def test_sigterm_stops_the_run_and_every_adapter_process_as_ctrl_c_does(
-    tmp_path: Path, oneshot: bool
+    tmp_path: Path, oneshot: bool, signum: signal.Signals
 ) -> None:
     log = tmp_path / "pids.log"
     v = vectors(tmp_path, case("c/ok"), case("c/hang"))
@@ -205,14 +209,14 @@ def test_sigterm_stops_the_run_and_every_adapter_process_as_ctrl_c_does(
                 break
             time.sleep(0.05)
         time.sleep(0.3)  # let the hanging request reach it
-        runner.send_signal(signal.SIGTERM)
+        runner.send_signal(signum)
         _, err = runner.communicate(timeout=30)
     finally:
         runner.kill()
         survivors = [p for p in logged_pids(log) if running(p)]
         kill_logged(log)
-    assert runner.returncode == 128 + signal.SIGTERM
-    assert b"interrupted by SIGTERM" in err
+    assert runner.returncode == 128 + signum
+    assert f"interrupted by {signum.name}".encode() in err
     assert len(logged_pids(log)) == 2 * want
     assert survivors == []
 
