@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fakes.fake_dispatch import fake_dispatch
+from fakes.fake_dispatch import Result, fake_dispatch
 from fakes.suite_fixture import case, write_suite
 from reasoning_replay.suite import inprocess
+from reasoning_replay.suite.compare import ABSENT
 from reasoning_replay.suite.expectations import Entry, Expectations, State
 from reasoning_replay.suite.inprocess import InProcessImplementation
 from reasoning_replay.suite.outcomes import Outcome
@@ -147,3 +148,16 @@ def test_large_compared_values_and_tracebacks_are_kept_cut_with_a_marker(tmp_pat
     assert len(raised.verdict.detail.message) < KEEP + 200
     assert len(raised.verdict.detail.traceback) < KEEP + 200
     assert wrong.request is not None and wrong.request.render().startswith('{"cmd":"run"')
+
+
+def test_a_missing_or_extra_member_is_kept_as_absent(tmp_path: Path) -> None:
+    def dispatch(operation: str, input: Any) -> Any:
+        return Result(output={} if input["value"] == "drop" else {**input, "x": 1})
+
+    suite = suite_of(tmp_path, case("c/missing", value="drop"), case("c/extra", value=2))
+    result = run_cases(InProcessImplementation(dispatch, ("echo",)), suite, suite.cases)
+    mismatches = [r.verdict.detail.mismatch for r in result.results if r.verdict.detail]
+    assert [(m.pointer, m.expected, m.actual) for m in mismatches if m] == [
+        ("/value", "drop", ABSENT),
+        ("/x", ABSENT, 1),
+    ]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from . import jsontext
+from .compare import ABSENT
 
 KEEP: Final = 64 * 1024  # bytes of each line, text or value kept per case
 
@@ -57,7 +58,7 @@ def clip_text(text: str, keep: int = KEEP) -> str:
 def bounded_value(value: Any, keep: int = KEEP) -> Any:
     """A compared JSON value as kept: itself when its JSON text fits, else that text cut, as a
     string with the marker (a report shows it; nothing compares it again)."""
-    if value is None or isinstance(value, (bool, int, float)):
+    if value is None or value is ABSENT or isinstance(value, (bool, int, float)):
         return value
     if isinstance(value, str) and len(value) <= keep // 4:
         return value
