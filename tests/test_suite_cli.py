@@ -226,7 +226,8 @@ CANARY = "gAAAAB-canary-ciphertext-8f14e45fceea167a5a36dedd4bea2543"
 
 def leaky_vectors(tmp_path: Path) -> str:
     """Cases whose request, reply, compared values and messages all carry the canary: as an
-    object member, inside a JSON text, and only in the adapter's reply."""
+    object member, inside a JSON text, only in the adapter's reply, and in a Python repr that a
+    schema error quotes."""
     item = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": CANARY}
     envelope = json.dumps({"schema": "s", "version": 1, "item": item})
     reply_only = case("leak/reply-only", value={"encrypted_content": CANARY})
@@ -237,6 +238,7 @@ def leaky_vectors(tmp_path: Path) -> str:
         case("leak/text-wrongval", value=envelope),
         case("leak/garbage", value=envelope),
         reply_only,
+        case("leak/pyrepr", value={"api_key": CANARY}),
     )
 
 
@@ -254,7 +256,9 @@ def test_redact_reports_keeps_the_canary_out_of_every_report(tmp_path: Path, cap
     assert {f: CANARY in t for f, t in texts.items()} == dict.fromkeys(texts, False)
     doc = json.loads(texts["json"])
     assert schemas.errors(schemas.REPORT, doc) == ()
-    assert [c["outcome"] for c in doc["cases"]] == ["fail", "fail", "adapter_error", "fail"]
+    outcomes = [c["outcome"] for c in doc["cases"]]
+    assert outcomes == ["fail", "fail", "adapter_error", "fail", "adapter_error"]
+    assert "is not of type 'object'" in doc["cases"][4]["detail"]["message"]
     digest = hashlib.sha256(CANARY.encode()).hexdigest()
     assert digest in doc["cases"][0]["detail"]["request"]  # the R1 view: structure stays
     assert '"redacted":"encrypted_content"' in doc["cases"][3]["detail"]["response"]

@@ -10,6 +10,7 @@ the case id, so one process can crash on one case and answer the next:
   error   an error reply               skip    a skipped reply
   invalid a reply failing the schema   wrongval   a wrong output value
   chatty  a debug line on stdout before the reply
+  pyrepr  a reply failing the schema: the output is the Python repr of the input value
   large   the reply padded with whitespace to a 4 MiB line (still valid JSON)
 
 and process-wide by flags: --crash-on-start, --hang-on-start, --bad-handshake,
@@ -57,6 +58,8 @@ def reply_for(req: dict, args: argparse.Namespace) -> dict | None:
         return {"seq": seq, "skipped": {"reason": "not today"}}
     if "invalid" in case_id:
         return {"seq": seq, "output": "not an object"}
+    if "pyrepr" in case_id:
+        return {"seq": seq, "output": repr(inp.get("value"))}
     if args.always_reject:
         return {"seq": seq, "reject": {"code": args.always_reject}}
     if "wrongval" in case_id:

@@ -79,6 +79,11 @@ class Verdict:
 PASSED: Final = Verdict(Outcome.PASS)
 
 
+def output_differs(mismatch: Mismatch) -> str:
+    """The message of a ``fail``."""
+    return f"output differs {mismatch.describe()}"
+
+
 def judge(expect: Expect, reply: Reply | Failure) -> Verdict:
     """The outcome of one case, before expectations are applied."""
     match reply:
@@ -94,9 +99,7 @@ def judge(expect: Expect, reply: Reply | Failure) -> Verdict:
             mismatch = first_difference(expect.output, output)
             if mismatch is None:
                 return PASSED
-            return Verdict(
-                Outcome.FAIL, Detail(f"output differs {mismatch.describe()}", mismatch=mismatch)
-            )
+            return Verdict(Outcome.FAIL, Detail(output_differs(mismatch), mismatch=mismatch))
         case RejectReply(code):
             if expect.code is None:
                 return Verdict(

@@ -11,10 +11,10 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from . import protocol
-from .compare import ABSENT, Mismatch, first_difference
+from .compare import ABSENT
 from .expectations import (
     NO_EXPECTATIONS,
     Entry,
@@ -27,10 +27,13 @@ from .expectations import (
     stale_entries,
 )
 from .implementation import Exchange, Implementation
-from .outcomes import UNEXPECTED, Detail, Outcome, Verdict, judge
+from .outcomes import UNEXPECTED, Detail, Outcome, Verdict, judge, output_differs
 from .protocol import Failure, ImplementationInfo, OutputReply, Timeout
 from .retained import Kept, bounded_value, clip_text
 from .vectors import Case, Suite
+
+if TYPE_CHECKING:
+    from .report_redaction import CaseRedaction
 
 # Outcomes whose reports show no request or response line (PASS: no detail at all).
 _NO_LINES: Final = frozenset({Outcome.PASS, Outcome.SKIPPED})
@@ -56,36 +59,8 @@ class CaseResult:
         return self.verdict.outcome in UNEXPECTED
 
 
-class _Redaction:
-    """The reference's redaction (SPEC R2; JSON inside strings too, as for logs, SPEC H7) of
-    what a report shows: texts, lines and the compared outputs."""
-
-    def __init__(self) -> None:
-        # late import: without --redact-reports the runner does not need the reference
-        from reasoning_replay.log_redaction import (  # noqa: PLC0415
-            redact_structure,
-            redact_text,
-        )
-
-        self.text = redact_text
-        self.value = redact_structure
-
-    def line(self, data: bytes) -> bytes:
-        return self.text(data.decode("utf-8", "replace")).encode("utf-8", "surrogatepass")
-
-    def mismatch(self, mismatch: Mismatch, expected: object, reply: object) -> Mismatch:
-        """The first difference between the redacted outputs; when redaction makes them equal,
-        the place of the raw difference with both values hidden."""
-        actual = reply.output if isinstance(reply, OutputReply) else ABSENT
-        found = first_difference(self.value(expected), self.value(actual))
-        return found or replace(mismatch, expected=_HIDDEN, actual=_HIDDEN)
-
-
-_HIDDEN: Final = "[hidden by --redact-reports]"
-
-
 def _kept_detail(
-    detail: Detail | None, redaction: _Redaction | None, expected: object, reply: object
+    detail: Detail | None, redaction: CaseRedaction | None, expected: object, reply: object
 ) -> Detail | None:
     if detail is None:
         return None
@@ -94,7 +69,10 @@ def _kept_detail(
         message = redaction.text(message)
         traceback = None if traceback is None else redaction.text(traceback)
         if mismatch is not None:
-            mismatch = redaction.mismatch(mismatch, expected, reply)
+            actual = reply.output if isinstance(reply, OutputReply) else ABSENT
+            raw, mismatch = mismatch, redaction.mismatch(mismatch, expected, actual)
+            if message == output_differs(raw):
+                message = output_differs(mismatch)
     if mismatch is not None:
         mismatch = replace(
             mismatch,
@@ -116,7 +94,7 @@ def kept_result(
     entry: Entry | None,
     ex: Exchange,
     *,
-    redaction: _Redaction | None = None,
+    redaction: CaseRedaction | None = None,
 ) -> CaseResult:
     """The result of a case that ran, holding only what its reports show, bounded (and
     redacted before it is cut, when ``redaction`` is given)."""
@@ -208,7 +186,12 @@ def run_cases(
     """Run ``cases``; with ``redact``, every line, text and value the results keep for reports
     is redacted first (``--redact-reports``: vectors holding real captures)."""
     started = dt.datetime.now(dt.UTC)
-    redaction = _Redaction() if redact else None
+    redactor: Callable[[Case], CaseRedaction] | None = None
+    if redact:
+        # late import: the runner needs the reference only to redact
+        from .report_redaction import case_redaction  # noqa: PLC0415
+
+        redactor = case_redaction
     t0 = time.perf_counter()
     results: list[CaseResult] = []
     handshake = impl.start()
@@ -231,6 +214,7 @@ def run_cases(
             else:
                 ex = next(exchanges)
                 verdict = apply(judge(case.expect, ex.reply), entry)
+                redaction = None if redactor is None else redactor(case)
                 result = kept_result(case, seq, verdict, entry, ex, redaction=redaction)
                 del ex  # the reply, however large, is not kept past this case
             results.append(result)
