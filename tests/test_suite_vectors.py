@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 from fakes.suite_fixture import case, write_suite
 from reasoning_replay.suite import protocol, vectors
 from reasoning_replay.suite.expectations import parse_expectations
@@ -195,3 +197,10 @@ def test_load_suite_uses_a_fresh_bundle_and_ignores_a_stale_one(tmp_path: Path) 
     # edit a vector: the bundle is stale, so the files are parsed
     (vectors / "a.yaml").write_text((vectors / "a.yaml").read_text().replace("e/y", "e/z"))
     assert [c.id for c in load_suite([vectors]).cases] == ["e/x", "e/z"]
+
+
+@pytest.mark.parametrize("loader", [yaml.SafeLoader, vectors._Loader], ids=["python", "default"])
+def test_alias_bound_holds_for_either_yaml_loader(loader: type[Any]) -> None:
+    with pytest.raises(vectors.YAMLAliasError, match="aliases expand"):
+        vectors.load_yaml(billion_laughs(), loader)
+    assert vectors.load_yaml("a: &x [1, 2]\nb: *x\n", loader) == {"a": [1, 2], "b": [1, 2]}

@@ -28,7 +28,7 @@ from .expectations import (
 )
 from .implementation import Exchange, Implementation
 from .outcomes import UNEXPECTED, Detail, Outcome, Verdict, judge, output_differs
-from .protocol import Failure, ImplementationInfo, OutputReply, Timeout
+from .protocol import Failure, ImplementationInfo, OutputReply, Reply, Timeout
 from .retained import Kept, bounded_value, clip_text
 from .vectors import Case, Suite
 
@@ -94,11 +94,14 @@ def kept_result(
     entry: Entry | None,
     ex: Exchange,
     *,
+    judged: Reply | Failure | None = None,
     redaction: CaseRedaction | None = None,
 ) -> CaseResult:
     """The result of a case that ran, holding only what its reports show, bounded (and
-    redacted before it is cut, when ``redaction`` is given)."""
-    detail = _kept_detail(verdict.detail, redaction, case.expect.output, ex.reply)
+    redacted before it is cut, when ``redaction`` is given). ``judged`` is the reply as the
+    verdict compared it, when that is not ``ex.reply`` itself."""
+    reply = ex.reply if judged is None else judged
+    detail = _kept_detail(verdict.detail, redaction, case.expect.output, reply)
     verdict = replace(verdict, detail=detail)
     duration = ex.duration_s or 0.0
     stderr = ex.stderr

@@ -70,9 +70,10 @@ def _alias_expansion(root: yaml.Node) -> int:
     return size[id(root)] - len(size)
 
 
-def load_yaml(data: bytes | str) -> Any:
-    """One YAML document as Python data (safe tags only), with the alias bound enforced."""
-    loader = _Loader(data)
+def load_yaml(data: bytes | str, loader_class: type[Any] | None = None) -> Any:
+    """One YAML document as Python data (safe tags only; libyaml's loader unless another safe
+    loader class is given), with the alias bound enforced."""
+    loader = (loader_class or _Loader)(data)
     try:
         node = loader.get_single_node()
         if node is None:
