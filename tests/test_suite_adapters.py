@@ -3,19 +3,31 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from fakes.suite_fixture import case, fake_argv, write_suite
+import pytest
+from fakes.fake_adapter import LARGE
+from fakes.suite_fixture import (
+    case,
+    fake_argv,
+    kill_logged,
+    logged_pids,
+    running,
+    write_suite,
+)
 from reasoning_replay.suite.adapter_process import (
     MAX_FAILED_RESTARTS,
+    MAX_LINE,
     OneShotAdapter,
     PersistentAdapter,
     StderrTail,
 )
 from reasoning_replay.suite.outcomes import Outcome
 from reasoning_replay.suite.protocol import Crash, ImplementationInfo, ProtocolViolation, Timeout
+from reasoning_replay.suite.retained import KEEP
 from reasoning_replay.suite.runner import RunResult, run_cases
 from reasoning_replay.suite.vectors import Suite, load_vector_dirs
 
@@ -71,7 +83,8 @@ def test_garbage_line_is_an_adapter_error_and_the_stream_is_resynchronised(
     ]
     detail = result.results[1].verdict.detail
     assert detail is not None and "stdout must carry only protocol lines" in detail.message
-    assert result.results[1].response == b"debug: handling a request"
+    response = result.results[1].response
+    assert response is not None and response.render() == "debug: handling a request"
 
 
 def test_wrong_seq_is_an_adapter_error(tmp_path: Path) -> None:
@@ -99,12 +112,60 @@ def test_error_and_skipped_replies(tmp_path: Path) -> None:
     assert detail is not None and detail.traceback == "tb line"
 
 
-def test_huge_reply_line_is_capped(tmp_path: Path) -> None:
+def test_reply_line_over_the_limit_is_reply_too_long_and_keeps_only_its_head(
+    tmp_path: Path,
+) -> None:
     suite = suite_of(tmp_path, case("h/huge"), case("h/next"))
     result = run(PersistentAdapter(fake_argv(), timeout=10), suite)
-    assert outcomes(result) == [("h/huge", Outcome.ADAPTER_ERROR), ("h/next", Outcome.PASS)]
-    detail = result.results[0].verdict.detail
-    assert detail is not None and "longer than" in detail.message
+    assert outcomes(result) == [("h/huge", Outcome.REPLY_TOO_LONG), ("h/next", Outcome.PASS)]
+    huge = result.results[0]
+    assert huge.verdict.detail is not None
+    assert f"longer than {MAX_LINE} bytes" in huge.verdict.detail.message
+    assert huge.response is not None and huge.response.render().startswith('{"seq": 1')
+    assert huge.response.size <= KEEP
+    assert result.restarts == 1
+
+
+def test_oneshot_reply_line_over_the_limit_is_reply_too_long(tmp_path: Path) -> None:
+    suite = suite_of(tmp_path, case("o/huge"), case("o/next"))
+    result = run(OneShotAdapter(fake_argv("--oneshot"), timeout=10), suite)
+    assert outcomes(result) == [("o/huge", Outcome.REPLY_TOO_LONG), ("o/next", Outcome.PASS)]
+
+
+def retained_bytes(value: Any, seen: set[int] | None = None) -> int:
+    """Bytes of text a result holds: every str and bytes reachable from it, counted once."""
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return 0
+    seen.add(id(value))
+    if isinstance(value, (str, bytes)):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(retained_bytes(k, seen) + retained_bytes(v, seen) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return sum(retained_bytes(v, seen) for v in value)
+    slots = [n for cls in type(value).__mro__ for n in getattr(cls, "__slots__", ())]
+    return sum(retained_bytes(getattr(value, n, None), seen) for n in slots)
+
+
+def test_retained_bytes_per_case_are_bounded_whatever_the_reply_size(tmp_path: Path) -> None:
+    """4 MiB reply lines: a passing case keeps no line, a failing one at most KEEP of each."""
+    passing = [case(f"m/large-{i}") for i in range(6)]
+    failing = [case(f"m/large-wrongval-{i}") for i in range(3)]
+    suite = suite_of(tmp_path, *passing, *failing)
+    result = run(PersistentAdapter(fake_argv(), timeout=20), suite)
+    assert [o for _, o in outcomes(result)] == [Outcome.PASS] * 6 + [Outcome.FAIL] * 3
+    for r in result.results:
+        kept = retained_bytes(r) - retained_bytes(r.case)
+        if r.outcome is Outcome.PASS:
+            assert r.request is None and r.response is None and kept < 1024
+        else:
+            assert r.response is not None and r.response.size > LARGE > 3 * KEEP
+            assert not r.response.complete and r.response.sha256 is not None
+            assert kept < 3 * KEEP
+            assert r.response.render().endswith(
+                f"[truncated: {r.response.size} bytes in all, sha256 {r.response.sha256}]"
+            )
 
 
 def test_stderr_flood_does_not_deadlock(tmp_path: Path) -> None:
@@ -231,3 +292,43 @@ def test_crash_inside_a_pipelined_batch_resends_the_rest(tmp_path: Path) -> None
     bad = {cid: o for cid, o in outcomes(result) if o is not Outcome.PASS}
     assert bad == {"b/crash": Outcome.CRASH, "b/hang": Outcome.TIMEOUT}
     assert [r.seq for r in result.results] == list(range(1, 51))
+
+
+ADAPTERS = {"persistent": (PersistentAdapter, ()), "oneshot": (OneShotAdapter, ("--oneshot",))}
+needs_procfs = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+
+@needs_procfs
+@pytest.mark.parametrize("mode", list(ADAPTERS))
+def test_no_adapter_or_grandchild_outlives_the_run(tmp_path: Path, mode: str) -> None:
+    cls, flags = ADAPTERS[mode]
+    log = tmp_path / "pids.log"
+    suite = suite_of(tmp_path, case("g/a"), case("g/crash"), case("g/hang"), case("g/b"))
+    try:
+        result = run(cls(fake_argv("--grandchild", str(log), *flags), timeout=0.5), suite)
+        survivors = [p for p in logged_pids(log) if running(p)]
+    finally:
+        kill_logged(log)
+    assert survivors == []
+    assert [o for _, o in outcomes(result)] == [
+        Outcome.PASS,
+        Outcome.CRASH,
+        Outcome.TIMEOUT,
+        Outcome.PASS,
+    ]
+    # the first process, a restart after the crash and one after the hang (one-shot: more)
+    assert len(logged_pids(log)) >= 6
+
+
+@pytest.mark.parametrize("mode", list(ADAPTERS))
+def test_crash_while_a_grandchild_holds_stdout_is_a_crash(tmp_path: Path, mode: str) -> None:
+    cls, flags = ADAPTERS[mode]
+    suite = suite_of(tmp_path, case("g/crash"), case("g/next"))
+    log = tmp_path / "pids.log"
+    try:
+        result = run(cls(fake_argv("--grandchild", str(log), *flags), timeout=30), suite)
+    finally:
+        kill_logged(log)
+    assert outcomes(result) == [("g/crash", Outcome.CRASH), ("g/next", Outcome.PASS)]
+    detail = result.results[0].verdict.detail
+    assert detail is not None and "status 3" in detail.message

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fakes.fake_dispatch import fake_dispatch
-from fakes.suite_fixture import case, fake_cmd, write_suite
+from fakes.suite_fixture import case, fake_cmd, kill_logged, logged_pids, running, write_suite
 from reasoning_replay.suite import inprocess, schemas
 from reasoning_replay.suite.cli import main
 
@@ -62,6 +67,16 @@ def test_run_refuses_an_invalid_suite(tmp_path: Path, capsys: Any) -> None:
     del bad["description"]
     assert main(["run", "--vectors", vectors(tmp_path, bad)]) == 2
     assert "conformance check" in capsys.readouterr().err
+
+
+def test_run_refuses_a_billion_laughs_vector_file_naming_it(tmp_path: Path, capsys: Any) -> None:
+    v = Path(vectors(tmp_path))
+    lines = ['l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]" for i in range(1, 9)]
+    (v / "laughs.yaml").write_text("\n".join([*lines, "cases: [*l8]", ""]))
+    assert main(["run", "--vectors", str(v), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "vectors/laughs.yaml: yaml: YAML aliases expand the document" in err
 
 
 def test_update_expectations_then_rerun_is_green(tmp_path: Path, capsys: Any) -> None:
@@ -172,3 +187,88 @@ def test_forced_progress_bar_draws_on_stderr(tmp_path: Path, capsys: Any) -> Non
 def test_quiet_prints_only_the_verdict(tmp_path: Path, capsys: Any) -> None:
     assert main(["run", "--vectors", vectors(tmp_path), "-q"]) == 0
     assert capsys.readouterr().out.startswith("PASSED: verdict: 2 passed")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize(
+    ("oneshot", "signum"),
+    [(False, signal.SIGTERM), (True, signal.SIGTERM), (False, signal.SIGINT)],
+    ids=["persistent-sigterm", "oneshot-sigterm", "persistent-sigint"],
+)
+def test_sigterm_stops_the_run_and_every_adapter_process_as_ctrl_c_does(
+    tmp_path: Path, oneshot: bool, signum: signal.Signals
+) -> None:
+    log = tmp_path / "pids.log"
+    v = vectors(tmp_path, case("c/ok"), case("c/hang"))
+    flags = ("--grandchild", str(log), *(("--oneshot",) if oneshot else ()))
+    argv = [sys.executable, "-m", "reasoning_replay.suite.cli", "run", "--vectors", v]
+    argv += ["--impl", fake_cmd(*flags), "--timeout", "600", "--no-progress"]
+    argv += ["--oneshot"] if oneshot else []
+    runner = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        # wait until the adapter handling c/hang has started (one-shot: the probe, c/ok, c/hang)
+        want = 3 if oneshot else 1
+        for _ in range(600):
+            if len(logged_pids(log)) >= 2 * want:
+                break
+            time.sleep(0.05)
+        time.sleep(0.3)  # let the hanging request reach it
+        runner.send_signal(signum)
+        _, err = runner.communicate(timeout=30)
+    finally:
+        runner.kill()
+        survivors = [p for p in logged_pids(log) if running(p)]
+        kill_logged(log)
+    assert runner.returncode == 128 + signum
+    assert f"interrupted by {signum.name}".encode() in err
+    assert len(logged_pids(log)) == 2 * want
+    assert survivors == []
+
+
+CANARY = "gAAAAB-canary-ciphertext-8f14e45fceea167a5a36dedd4bea2543"
+
+
+def leaky_vectors(tmp_path: Path) -> str:
+    """Cases whose request, reply, compared values and messages all carry the canary: as an
+    object member, inside a JSON text, only in the adapter's reply, and in a Python repr that a
+    schema error quotes."""
+    item = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": CANARY}
+    envelope = json.dumps({"schema": "s", "version": 1, "item": item})
+    reply_only = case("leak/reply-only", value={"encrypted_content": CANARY})
+    reply_only["expect"] = {"output": {"value": {"encrypted_content": "gAAAAB-other"}}}
+    return vectors(
+        tmp_path,
+        case("leak/object-wrongval", value={"item": item}),
+        case("leak/text-wrongval", value=envelope),
+        case("leak/garbage", value=envelope),
+        reply_only,
+        case("leak/pyrepr", value={"api_key": CANARY}),
+    )
+
+
+def reports_of(tmp_path: Path, *flags: str, capsys: Any) -> dict[str, str]:
+    argv = ["run", "--vectors", leaky_vectors(tmp_path), "--impl", fake_cmd(), "-v", *flags]
+    for fmt in ("json", "junit", "tap", "markdown"):
+        argv += ["--report", f"{fmt}:{tmp_path / ('r.' + fmt)}"]
+    assert main(argv) == 1
+    texts = {f: (tmp_path / f"r.{f}").read_text() for f in ("json", "junit", "tap", "markdown")}
+    return texts | {"terminal": capsys.readouterr().out}
+
+
+def test_redact_reports_keeps_the_canary_out_of_every_report(tmp_path: Path, capsys: Any) -> None:
+    texts = reports_of(tmp_path, "--redact-reports", capsys=capsys)
+    assert {f: CANARY in t for f, t in texts.items()} == dict.fromkeys(texts, False)
+    doc = json.loads(texts["json"])
+    assert schemas.errors(schemas.REPORT, doc) == ()
+    outcomes = [c["outcome"] for c in doc["cases"]]
+    assert outcomes == ["fail", "fail", "adapter_error", "fail", "adapter_error"]
+    assert "is not of type 'object'" in doc["cases"][4]["detail"]["message"]
+    digest = hashlib.sha256(CANARY.encode()).hexdigest()
+    assert digest in doc["cases"][0]["detail"]["request"]  # the R1 view: structure stays
+    assert '"redacted":"encrypted_content"' in doc["cases"][3]["detail"]["response"]
+    assert all("request" in c["detail"] for c in doc["cases"])
+
+
+def test_without_redact_reports_the_vectors_values_are_shown(tmp_path: Path, capsys: Any) -> None:
+    texts = reports_of(tmp_path, capsys=capsys)
+    assert {f: CANARY in t for f, t in texts.items()} == dict.fromkeys(texts, True)

@@ -5,12 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fakes.fake_dispatch import fake_dispatch
+from fakes.fake_dispatch import Result, fake_dispatch
 from fakes.suite_fixture import case, write_suite
 from reasoning_replay.suite import inprocess
+from reasoning_replay.suite.compare import ABSENT
 from reasoning_replay.suite.expectations import Entry, Expectations, State
 from reasoning_replay.suite.inprocess import InProcessImplementation
 from reasoning_replay.suite.outcomes import Outcome
+from reasoning_replay.suite.retained import KEEP
 from reasoning_replay.suite.runner import RunResult, run_cases
 from reasoning_replay.suite.vectors import Suite, load_vector_dirs
 
@@ -124,3 +126,38 @@ def test_reference_import_failure_is_reported_not_raised(tmp_path: Path, monkeyp
     assert result.handshake_failure is not None
     assert "no operations module yet" in str(result.handshake_failure)
     assert outcomes(result) == {"c/a": Outcome.CRASH}
+
+
+def test_large_compared_values_and_tracebacks_are_kept_cut_with_a_marker(tmp_path: Path) -> None:
+    big = "v" * (1024 * 1024)
+
+    def dispatch(operation: str, input: Any) -> Any:
+        if input["value"] == "raise":
+            raise RuntimeError(big)
+        return fake_dispatch(operation, {"value": big})
+
+    suite = suite_of(tmp_path, case("c/wrong", value="small"), case("c/raise", value="raise"))
+    result = run_cases(InProcessImplementation(dispatch, ("echo",)), suite, suite.cases)
+    wrong, raised = result.results
+    assert wrong.outcome is Outcome.FAIL and raised.outcome is Outcome.ADAPTER_ERROR
+    assert wrong.verdict.detail is not None and wrong.verdict.detail.mismatch is not None
+    actual = wrong.verdict.detail.mismatch.actual
+    assert isinstance(actual, str) and len(actual) < KEEP + 200
+    assert f"[truncated: {len(big) + 2} bytes in all, sha256 " in actual
+    assert raised.verdict.detail is not None and raised.verdict.detail.traceback is not None
+    assert len(raised.verdict.detail.message) < KEEP + 200
+    assert len(raised.verdict.detail.traceback) < KEEP + 200
+    assert wrong.request is not None and wrong.request.render().startswith('{"cmd":"run"')
+
+
+def test_a_missing_or_extra_member_is_kept_as_absent(tmp_path: Path) -> None:
+    def dispatch(operation: str, input: Any) -> Any:
+        return Result(output={} if input["value"] == "drop" else {**input, "x": 1})
+
+    suite = suite_of(tmp_path, case("c/missing", value="drop"), case("c/extra", value=2))
+    result = run_cases(InProcessImplementation(dispatch, ("echo",)), suite, suite.cases)
+    mismatches = [r.verdict.detail.mismatch for r in result.results if r.verdict.detail]
+    assert [(m.pointer, m.expected, m.actual) for m in mismatches if m] == [
+        ("/value", "drop", ABSENT),
+        ("/x", ABSENT, 1),
+    ]

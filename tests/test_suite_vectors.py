@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 from fakes.suite_fixture import case, write_suite
-from reasoning_replay.suite import protocol
+from reasoning_replay.suite import protocol, vectors
+from reasoning_replay.suite.expectations import parse_expectations
 from reasoning_replay.suite.vectors import (
+    MAX_ALIAS_EXPANSION,
     Selection,
     bundle_text,
     load_bundle,
@@ -72,6 +76,59 @@ def test_broken_yaml_is_a_problem_not_an_exception(tmp_path: Path) -> None:
     (conf / "vectors" / "bad.yaml").write_text("cases: [unclosed\n")
     (p,) = load_vector_dirs([conf / "vectors"]).problems
     assert p.kind == "yaml" and p.file == "vectors/bad.yaml"
+
+
+def billion_laughs() -> str:
+    """A few hundred bytes of YAML whose aliases stand for 10^9 strings."""
+    lines = ['l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]" for i in range(1, 9)]
+    return "\n".join([*lines, "cases: [*l8]", ""])
+
+
+def test_billion_laughs_vector_file_is_refused_naming_the_file(tmp_path: Path) -> None:
+    conf = write_suite(tmp_path, {"ok.yaml": [case("e/ok")]})
+    (conf / "vectors" / "laughs.yaml").write_text(billion_laughs())
+    suite = load_vector_dirs([conf / "vectors"])
+    (p,) = suite.problems
+    assert p.kind == "yaml" and p.file == "vectors/laughs.yaml"
+    assert "aliases expand" in p.message and str(MAX_ALIAS_EXPANSION) in p.message
+    assert [c.id for c in suite.cases] == ["e/ok"]
+
+
+def test_alias_referring_to_its_own_node_is_refused(tmp_path: Path) -> None:
+    conf = write_suite(tmp_path, {})
+    (conf / "vectors" / "loop.yaml").write_text("cases: &c [*c]\n")
+    (p,) = load_vector_dirs([conf / "vectors"]).problems
+    assert p.kind == "yaml" and p.file == "vectors/loop.yaml" and "own node" in p.message
+
+
+def test_aliases_within_the_bound_load_as_their_values(tmp_path: Path) -> None:
+    conf = write_suite(tmp_path, {})
+    (conf / "vectors" / "a.yaml").write_text(
+        "description: d\ncases:\n"
+        "- {id: e/a, description: d, spec: X1, operation: echo, level: MUST, tags: [],\n"
+        "   input: &v {value: [1, 2]}, expect: {output: *v}}\n"
+    )
+    suite = load_vector_dirs([conf / "vectors"])
+    assert suite.problems == ()
+    assert suite.cases[0].expect.output == {"value": [1, 2]}
+
+
+def test_vector_file_over_the_size_cap_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conf = write_suite(tmp_path, {"small.yaml": [case("e/s")]})
+    (conf / "vectors" / "big.yaml").write_text("# padding\n" * 100)
+    monkeypatch.setattr(vectors, "MAX_VECTOR_FILE", 500)
+    suite = load_vector_dirs([conf / "vectors"])
+    (p,) = suite.problems
+    assert p.kind == "too_large" and p.file == "vectors/big.yaml"
+    assert [c.id for c in suite.cases] == ["e/s"]
+
+
+def test_billion_laughs_expectations_file_is_a_problem() -> None:
+    got = parse_expectations(billion_laughs().replace("cases:", "entries:"), "exp.yaml")
+    assert isinstance(got, list) and "aliases expand" in got[0].message
 
 
 def test_hash_covers_paths_and_bytes_in_sorted_order() -> None:
@@ -140,3 +197,10 @@ def test_load_suite_uses_a_fresh_bundle_and_ignores_a_stale_one(tmp_path: Path) 
     # edit a vector: the bundle is stale, so the files are parsed
     (vectors / "a.yaml").write_text((vectors / "a.yaml").read_text().replace("e/y", "e/z"))
     assert [c.id for c in load_suite([vectors]).cases] == ["e/x", "e/z"]
+
+
+@pytest.mark.parametrize("loader", [yaml.SafeLoader, vectors._Loader], ids=["python", "default"])
+def test_alias_bound_holds_for_either_yaml_loader(loader: type[Any]) -> None:
+    with pytest.raises(vectors.YAMLAliasError, match="aliases expand"):
+        vectors.load_yaml(billion_laughs(), loader)
+    assert vectors.load_yaml("a: &x [1, 2]\nb: *x\n", loader) == {"a": [1, 2], "b": [1, 2]}

@@ -137,3 +137,10 @@ def test_benchmark_cli(bench: ModuleType, tmp_path: Path) -> None:
     }
     assert figures["machine"]["python"]
     assert figures["corpus"]["records"] == 120
+
+
+def test_runner_memory_tool_reports_the_runs_peak_rss() -> None:
+    tool = _import_tool("bench_runner_memory")
+    result = tool.measure(cases=3, reply_mib=0.25, failing=1)
+    assert result["exit"] == 1  # the failing case fails the run
+    assert result["cases"] == 3 and result["peak_rss_mib"] > 0

@@ -10,9 +10,12 @@ the case id, so one process can crash on one case and answer the next:
   error   an error reply               skip    a skipped reply
   invalid a reply failing the schema   wrongval   a wrong output value
   chatty  a debug line on stdout before the reply
+  pyrepr  a reply failing the schema: the output is the Python repr of the input value
+  large   the reply padded with whitespace to a 4 MiB line (still valid JSON)
 
 and process-wide by flags: --crash-on-start, --hang-on-start, --bad-handshake,
---always-reject CODE, --ops a,b, --oneshot, --log-starts FILE, --no-flush.
+--always-reject CODE, --ops a,b, --oneshot, --log-starts FILE, --no-flush, and --grandchild FILE
+(start a sleeping child that inherits stdout and stderr; append "ADAPTER_PID CHILD_PID" to FILE).
 """
 
 from __future__ import annotations
@@ -20,9 +23,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
+
+LARGE = 4 * 1024 * 1024
 
 
 def reply_for(req: dict, args: argparse.Namespace) -> dict | None:
@@ -52,6 +58,8 @@ def reply_for(req: dict, args: argparse.Namespace) -> dict | None:
         return {"seq": seq, "skipped": {"reason": "not today"}}
     if "invalid" in case_id:
         return {"seq": seq, "output": "not an object"}
+    if "pyrepr" in case_id:
+        return {"seq": seq, "output": repr(inp.get("value"))}
     if args.always_reject:
         return {"seq": seq, "reject": {"code": args.always_reject}}
     if "wrongval" in case_id:
@@ -71,7 +79,12 @@ def main() -> int:
     p.add_argument("--oneshot", action="store_true")
     p.add_argument("--log-starts")
     p.add_argument("--no-flush", action="store_true")
+    p.add_argument("--grandchild")
     args = p.parse_args()
+    if args.grandchild:
+        sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+        with Path(args.grandchild).open("a") as f:
+            f.write(f"{os.getpid()} {sleeper.pid}\n")
     if args.log_starts:
         with Path(args.log_starts).open("a") as f:
             f.write("start\n")
@@ -108,7 +121,10 @@ def main() -> int:
                 if args.oneshot:
                     return 0
                 continue
-        out.write(json.dumps(msg) + "\n")
+        text = json.dumps(msg)
+        if "large" in req.get("id", ""):
+            text = text[:-1] + " " * LARGE + "}"
+        out.write(text + "\n")
         if not args.no_flush:
             out.flush()
         if args.oneshot:

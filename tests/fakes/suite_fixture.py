@@ -6,7 +6,9 @@ the real SPEC.md.
 
 from __future__ import annotations
 
+import os
 import shlex
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -100,3 +102,24 @@ def fake_cmd(*flags: str) -> str:
 
 def fake_argv(*flags: str) -> list[str]:
     return [sys.executable, str(FAKE), *flags]
+
+
+def logged_pids(log: Path) -> list[int]:
+    """Every pid the fake adapter's --grandchild FILE recorded (adapters and their children)."""
+    return [int(p) for p in log.read_text().split()] if log.exists() else []
+
+
+def running(pid: int) -> bool:
+    """Whether the process exists and is not a zombie (an orphan is not always reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 :].split()[0] not in (b"Z", b"X")
+
+
+def kill_logged(log: Path) -> None:
+    """Clean up after a failed test: SIGKILL whatever logged process still runs."""
+    for pid in logged_pids(log):
+        if running(pid):
+            os.kill(pid, signal.SIGKILL)

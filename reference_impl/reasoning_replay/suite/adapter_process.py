@@ -7,6 +7,11 @@ is replayed, and the run continues.
 
 I/O is single-threaded over non-blocking pipes with ``select.poll`` (POSIX): no per-case thread
 hand-offs, which keeps a fast persistent adapter above thousands of cases per second.
+
+Each adapter runs in its own session, so its process group holds everything it started: stop,
+restart, timeout and the end of the run end the whole group (SIGTERM, then SIGKILL after a grace
+period), and the adapter's own exit, not the end of its stdout, is what makes a crash (a child it
+left behind may hold the pipe open).
 """
 
 from __future__ import annotations
@@ -20,11 +25,13 @@ import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
 from . import protocol
 from .implementation import Exchange
-from .protocol import Crash, Failure, ImplementationInfo, ProtocolViolation, Timeout
+from .protocol import Crash, Failure, ImplementationInfo, ProtocolViolation, ReplyTooLong, Timeout
+from .retained import KEEP
 from .vectors import Case
 
 DEFAULT_TIMEOUT: Final = 5.0
@@ -34,6 +41,8 @@ STDERR_KEEP: Final = 64 * 1024
 _CHUNK: Final = 1 << 20
 _CASE_STDERR: Final = 16 * 1024
 _EXIT_GRACE: Final = 1.0
+_PROC: Final = Path("/proc")
+_EXIT_CHECK_MS: Final = 50  # how often the adapter's exit is checked where pidfd is missing
 # consecutive failed restarts after which a persistent adapter is given up on
 MAX_FAILED_RESTARTS: Final = 3
 # requests in flight to a persistent adapter (see PersistentAdapter.run_batch)
@@ -101,6 +110,12 @@ class ChildProcess:
         self._poll = select.poll()
         self._poll.register(self._out, select.POLLIN)
         self._poll.register(self._err, select.POLLIN)
+        # Readable when the adapter exits (Linux 5.3+); elsewhere the waits check every 50 ms.
+        self._pidfd: int | None = None
+        if hasattr(os, "pidfd_open"):
+            with contextlib.suppress(OSError):
+                self._pidfd = os.pidfd_open(self.proc.pid)
+                self._poll.register(self._pidfd, select.POLLIN)
         self._buf = bytearray()  # stdout bytes not yet taken as lines
         self._send = bytearray()  # stdin bytes not yet written
         self._eof = False
@@ -132,6 +147,12 @@ class ChildProcess:
                 return found
             if self._eof:
                 return self._eof_failure()
+            if self.proc.poll() is not None:
+                # It exited: what it wrote is in the pipe now; after that, nothing will come
+                # from it, even if a child of its holds stdout open.
+                self._read_available()
+                found = self._take_line()
+                return found if found is not None else self._exit_failure()
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return Timeout(0.0)  # the caller knows the configured timeout
@@ -139,7 +160,7 @@ class ChildProcess:
             if fd_in is not None:
                 self._poll.register(fd_in, select.POLLOUT)
             try:
-                events = self._poll.poll(max(1, int(remaining * 1000)))
+                events = self._poll.poll(self._wait_ms(remaining))
             finally:
                 if fd_in is not None:
                     with contextlib.suppress(KeyError, ValueError):
@@ -149,6 +170,18 @@ class ChildProcess:
                     self._read_stdout()
                 elif fd == self._err:
                     self._read_stderr()
+
+    def _wait_ms(self, remaining: float) -> int:
+        ms = max(1, int(remaining * 1000))
+        return ms if self._pidfd is not None else min(ms, _EXIT_CHECK_MS)
+
+    def _read_available(self) -> None:
+        """Read what stdout holds right now, up to one line over the limit (never blocking)."""
+        while not self._eof and len(self._buf) <= MAX_LINE:
+            before = len(self._buf)
+            self._read_stdout()
+            if len(self._buf) == before:
+                return
 
     def _flush_some(self) -> None:
         if not self._send or self._in is None:
@@ -162,22 +195,18 @@ class ChildProcess:
             self._send.clear()
             self._close_stdin()
 
-    def _take_line(self) -> _Line | ProtocolViolation | None:
-        nl = self._buf.find(b"\n")
+    def _take_line(self) -> _Line | ReplyTooLong | None:
+        # Past the limit the line is not read on: the buffer never holds more than the limit
+        # plus one read, however long the line is.
+        nl = self._buf.find(b"\n", 0, MAX_LINE + 1)
         if nl < 0:
             if len(self._buf) > MAX_LINE:
-                return ProtocolViolation(
-                    f"reply line longer than {MAX_LINE} bytes (the limit)", desync=True
-                )
+                return ReplyTooLong(MAX_LINE, bytes(self._buf[:KEEP]))
             if self._eof and self._buf:  # a last line without its newline
                 data = bytes(self._buf)
                 self._buf.clear()
                 return _Line(data)
             return None
-        if nl > MAX_LINE:
-            return ProtocolViolation(
-                f"reply line longer than {MAX_LINE} bytes (the limit)", desync=True
-            )
         data = bytes(self._buf[:nl])
         del self._buf[: nl + 1]
         return _Line(data[:-1] if data.endswith(b"\r") else data)
@@ -229,17 +258,26 @@ class ChildProcess:
             return Crash("the adapter closed stdout but kept running; it was killed")
         return Crash(describe_exit(rc), rc)
 
+    def _exit_failure(self) -> Crash:
+        rc = self.wait(0.0)
+        assert rc is not None  # only called once it has exited
+        return Crash(describe_exit(rc), rc)
+
     def drain_until_exit(self, deadline: float, cap: int = MAX_LINE) -> tuple[bytes, int | None]:
         """Read the rest of stdout (at most ``cap`` bytes kept) until EOF or the deadline; then
         the exit status (``None`` when it is still running at the deadline)."""
         while not self._eof and (remaining := deadline - time.monotonic()) > 0:
-            for fd, _ in self._poll.poll(max(1, int(remaining * 1000))):
+            if self.proc.poll() is not None:  # a child of its may keep stdout open: not waited for
+                self._read_available()
+                break
+            for fd, _ in self._poll.poll(self._wait_ms(remaining)):
                 if fd == self._out:
                     self._read_stdout()
                     if len(self._buf) > cap:
                         del self._buf[cap:]
                 elif fd == self._err:
                     self._read_stderr()
+        del self._buf[cap:]
         rest = bytes(self._buf)
         self._buf.clear()
         return rest, self.wait(max(0.0, deadline - time.monotonic()))
@@ -280,14 +318,9 @@ class ChildProcess:
             else:
                 time.sleep(min(0.01, remaining))
 
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            with contextlib.suppress(ProcessLookupError):
-                self.proc.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=5)
+    def kill(self, grace: float = _EXIT_GRACE) -> None:
+        """End the adapter and everything in its process group, then close the pipes."""
+        end_group(self.proc, grace)
         self._drain_stderr()
         self.close_pipes()
 
@@ -297,6 +330,62 @@ class ChildProcess:
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
+        if self._pidfd is not None:
+            with contextlib.suppress(KeyError, ValueError):
+                self._poll.unregister(self._pidfd)
+            with contextlib.suppress(OSError):
+                os.close(self._pidfd)
+            self._pidfd = None
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a process of the group is still running (zombies do not count: where no process
+    reaps orphans, as in some containers, they would otherwise count for ever)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - a member changed user: it is there
+        return True
+    try:
+        entries = list(_PROC.iterdir())
+    except OSError:  # pragma: no cover - no procfs: trust killpg
+        return True
+    for entry in entries:
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_bytes()
+        except OSError:
+            continue
+        # pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) >= 3 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+def end_group(proc: subprocess.Popen[bytes], grace: float = _EXIT_GRACE) -> None:
+    """SIGTERM to the process group (the adapter runs in its own session, so its pid is the
+    group id), SIGKILL to what is left after ``grace`` seconds; the adapter itself is reaped."""
+    pgid = proc.pid
+    deadline = time.monotonic() + grace
+    signalled = False
+    while True:
+        proc.poll()  # reap the adapter, so that it does not count as running
+        if not _group_alive(pgid):
+            break
+        if not signalled:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pgid, signal.SIGTERM)
+            signalled = True
+        if time.monotonic() >= deadline:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pgid, signal.SIGKILL)
+            break
+        time.sleep(0.01)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5)
 
 
 def describe_exit(rc: int) -> str:
@@ -470,7 +559,8 @@ class PersistentAdapter(_AdapterCommand):
         # The whole recent tail, not just what arrived while this case was the oldest: with
         # requests in flight, the adapter may have logged its last words a moment earlier.
         stderr = self._last_stderr[-_CASE_STDERR:]
-        return Exchange(_with_stderr(lost, stderr), request, None, stderr or None, duration)
+        head = got.head if isinstance(got, ReplyTooLong) else None
+        return Exchange(_with_stderr(lost, stderr), request, head, stderr or None, duration)
 
     def _discard(self) -> None:
         """Kill the current process; the next run() starts a fresh one."""
@@ -485,10 +575,8 @@ class PersistentAdapter(_AdapterCommand):
             return
         child.send(protocol.STOP_LINE)
         child._close_stdin()
-        if child.wait(_EXIT_GRACE) is None:
-            child.kill()
-        else:
-            child.close_pipes()
+        child.wait(_EXIT_GRACE)
+        child.kill()  # whatever it left running, or itself if it did not exit
         self._last_stderr = child.stderr.text()
         self._child = None
 
@@ -528,7 +616,8 @@ class OneShotAdapter(_AdapterCommand):
         if isinstance(got, _Line):
             reply = protocol.parse_run_response(got.data, seq)
             return Exchange(reply, request, got.data, stderr or None, duration)
-        return Exchange(got, request, None, stderr or None, duration)
+        head = got.head if isinstance(got, ReplyTooLong) else None
+        return Exchange(got, request, head, stderr or None, duration)
 
     def run_batch(self, items: Iterable[tuple[int, Case]]) -> Iterator[Exchange]:
         for seq, case in items:

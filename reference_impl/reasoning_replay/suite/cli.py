@@ -1,16 +1,20 @@
 """``conformance``: run, list, check, smoke, bundle and request.
 
 Exit status: 0 every MUST case as expected in every profile run (SPEC.md#levels); 1 unexpected
-results (or lint problems for ``check``); 2 usage, I/O or suite errors.
+results (or lint problems for ``check``); 2 usage, I/O or suite errors; 128 + the signal's number
+after SIGINT or SIGTERM (the adapter and everything it started are stopped first).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import shlex
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -40,7 +44,14 @@ from .inprocess import InProcessImplementation
 from .outcomes import Outcome, judge
 from .profiles import PROFILES, Profile
 from .progress import ProgressBar
-from .protocol import Crash, Failure, ImplementationInfo, ProtocolViolation, Timeout
+from .protocol import (
+    Crash,
+    Failure,
+    ImplementationInfo,
+    ProtocolViolation,
+    ReplyTooLong,
+    Timeout,
+)
 from .reports import FORMATS, Repro, terminal_text, write_report
 from .runner import handshake_message, run_cases
 from .vectors import (
@@ -62,6 +73,31 @@ EXIT_USAGE = 2
 
 class UsageError(Exception):
     """Reported as ``conformance: error: ...`` with exit status 2."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the runner is, so that it unwinds as after Ctrl-C: every
+    ``finally`` runs and the adapter's process group is ended."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers; embedders keep their own
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _default_vectors() -> list[Path]:
@@ -182,6 +218,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="SHOULD and MAY cases fail the run too (SPEC.md#levels: by default only MUST do)",
     )
+    run.add_argument(
+        "--redact-reports",
+        action="store_true",
+        help="redact (SPEC.md R2) every request, response, value, message and stderr shown in "
+        "the terminal and the reports: for --vectors holding real captures",
+    )
     run.add_argument("--progress", action="store_true", help="show progress even without a TTY")
     run.add_argument("--no-progress", action="store_true")
     run.add_argument("-q", "--quiet", action="count", default=0)
@@ -234,12 +276,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "validate": validate_cli.cmd_validate,
     }
     try:
-        return handlers[args.command](args, sys.stdout, sys.stderr)
+        with _sigterm_as_interrupt():
+            return handlers[args.command](args, sys.stdout, sys.stderr)
     except UsageError as exc:
         print(f"conformance: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # `conformance list | head`
         return EXIT_OK
+    except KeyboardInterrupt as exc:
+        signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
+        print(f"conformance: interrupted by {signal.Signals(signum).name}", file=sys.stderr)
+        return 128 + signum
 
 
 # ---------------------------------------------------------------------------------------------
@@ -330,6 +377,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             progress=bar,
             profiles=PROFILES if args.profile == "both" else (Profile(args.profile),),
             strict_levels=args.strict_levels,
+            redact=args.redact_reports,
         )
     finally:
         if bar is not None:
@@ -432,6 +480,8 @@ def _advice(failure: Failure) -> str:
         return _ADVICE_TIMEOUT
     if isinstance(failure, Crash):
         return "the program died: run it by hand with the request line below and read stderr"
+    if isinstance(failure, ReplyTooLong):
+        return f"a reply line may be at most {failure.limit} bytes (see PROTOCOL.md, Transport)"
     if isinstance(failure, ProtocolViolation):
         if "seq" in failure.message:
             return "copy the request's seq into the reply unchanged"
@@ -494,7 +544,7 @@ def cmd_smoke(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         for seq, case in enumerate(_pick_smoke_cases(suite, operations), start=1):
             ex = impl.run(seq, case)
-            if isinstance(ex.reply, (Crash, Timeout, ProtocolViolation)):
+            if isinstance(ex.reply, (Crash, Timeout, ProtocolViolation, ReplyTooLong)):
                 say(False, f"{case.operation}: {case.id}: {handshake_message(ex.reply)}")
                 out.write(f"     advice: {_advice(ex.reply)}\n")
                 out.write(f"     try: {repro.request_command(case.id)}\n")

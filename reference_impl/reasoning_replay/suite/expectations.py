@@ -21,7 +21,7 @@ import yaml
 from . import schemas
 from .outcomes import FAILING, Detail, Outcome, Verdict
 from .profiles import PROFILES, Profile
-from .vectors import Case
+from .vectors import Case, load_yaml
 
 _GLOB_CHARS: Final = frozenset("*?[")
 
@@ -125,7 +125,7 @@ class ExpectationsProblem:
 
 def parse_expectations(text: str, path: str) -> Expectations | list[ExpectationsProblem]:
     try:
-        doc = yaml.safe_load(text)
+        doc = load_yaml(text)
     except yaml.YAMLError as exc:
         return [ExpectationsProblem(path, str(exc).replace("\n", " "))]
     if doc is None:

@@ -15,6 +15,7 @@ from .protocol import (
     ProtocolViolation,
     RejectReply,
     Reply,
+    ReplyTooLong,
     SkippedReply,
     Timeout,
 )
@@ -28,6 +29,7 @@ class Outcome(StrEnum):
     MISSED_REJECTION = "missed_rejection"  # expected a reject, got an output
     FALSE_REJECTION = "false_rejection"  # expected an output, got a reject
     ADAPTER_ERROR = "adapter_error"  # error reply, invalid message, wrong seq, garbage line
+    REPLY_TOO_LONG = "reply_too_long"  # a reply line over the protocol's 16 MiB limit
     CRASH = "crash"  # the process died
     TIMEOUT = "timeout"  # no reply in time
     SKIPPED = "skipped"  # unsupported operation, skipped reply, or expectation skip
@@ -45,6 +47,7 @@ UNEXPECTED: Final = frozenset(
         Outcome.MISSED_REJECTION,
         Outcome.FALSE_REJECTION,
         Outcome.ADAPTER_ERROR,
+        Outcome.REPLY_TOO_LONG,
         Outcome.CRASH,
         Outcome.TIMEOUT,
         Outcome.XPASS,
@@ -76,6 +79,11 @@ class Verdict:
 PASSED: Final = Verdict(Outcome.PASS)
 
 
+def output_differs(mismatch: Mismatch) -> str:
+    """The message of a ``fail``."""
+    return f"output differs {mismatch.describe()}"
+
+
 def judge(expect: Expect, reply: Reply | Failure) -> Verdict:
     """The outcome of one case, before expectations are applied."""
     match reply:
@@ -91,9 +99,7 @@ def judge(expect: Expect, reply: Reply | Failure) -> Verdict:
             mismatch = first_difference(expect.output, output)
             if mismatch is None:
                 return PASSED
-            return Verdict(
-                Outcome.FAIL, Detail(f"output differs {mismatch.describe()}", mismatch=mismatch)
-            )
+            return Verdict(Outcome.FAIL, Detail(output_differs(mismatch), mismatch=mismatch))
         case RejectReply(code):
             if expect.code is None:
                 return Verdict(
@@ -116,6 +122,8 @@ def judge(expect: Expect, reply: Reply | Failure) -> Verdict:
             return Verdict(Outcome.ADAPTER_ERROR, Detail(f"adapter error: {message}", traceback=tb))
         case ProtocolViolation(message):
             return Verdict(Outcome.ADAPTER_ERROR, Detail(message))
+        case ReplyTooLong():
+            return Verdict(Outcome.REPLY_TOO_LONG, Detail(reply.message))
         case Crash(message):
             return Verdict(Outcome.CRASH, Detail(message))
         case Timeout(seconds):

@@ -109,7 +109,23 @@ class Timeout:
     seconds: float
 
 
-Failure = ProtocolViolation | Crash | Timeout
+@dataclass(frozen=True, slots=True)
+class ReplyTooLong:
+    """A stdout line longer than ``limit`` bytes (PROTOCOL.md, Transport). It is never read
+    whole: ``head`` is its first bytes, for the report, and the process is restarted."""
+
+    limit: int
+    head: bytes = b""
+
+    @property
+    def message(self) -> str:
+        return (
+            f"reply line longer than {self.limit} bytes, the protocol's limit; "
+            "the process was killed and restarted"
+        )
+
+
+Failure = ProtocolViolation | Crash | Timeout | ReplyTooLong
 
 
 # ---------------------------------------------------------------------------------------------

@@ -40,7 +40,9 @@ _JUNIT_FAILURE: Final = frozenset(
         Outcome.XPASS,
     }
 )
-_JUNIT_ERROR: Final = frozenset({Outcome.ADAPTER_ERROR, Outcome.CRASH, Outcome.TIMEOUT})
+_JUNIT_ERROR: Final = frozenset(
+    {Outcome.ADAPTER_ERROR, Outcome.REPLY_TOO_LONG, Outcome.CRASH, Outcome.TIMEOUT}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,10 +82,6 @@ def _clip(text: str, limit: int = _CLIP) -> str:
     return text[:limit] + f"... [{len(text) - limit} more characters]"
 
 
-def _line_text(data: bytes | None) -> str | None:
-    return None if data is None else data.decode("utf-8", "replace")
-
-
 def case_detail(r: CaseResult, *, clip: int = _CLIP) -> dict[str, Any] | None:
     """The ``detail`` object of a case in the JSON report (also used by TAP and Markdown)."""
     v = r.verdict
@@ -106,11 +104,10 @@ def case_detail(r: CaseResult, *, clip: int = _CLIP) -> dict[str, Any] | None:
             doc["actual_code"] = d.actual_code
         if d.traceback:
             doc["traceback"] = _clip(d.traceback, clip)
-    if r.outcome is not Outcome.SKIPPED:
-        doc["request"] = _clip(r.request_line().decode("utf-8", "replace"), clip)
-        response = _line_text(r.response)
-        if response is not None:
-            doc["response"] = _clip(response, clip)
+    if r.request is not None:
+        doc["request"] = r.request.render(clip)
+    if r.response is not None:
+        doc["response"] = r.response.render(clip)
     if r.stderr:
         doc["stderr"] = _clip(r.stderr, clip)
     return doc
@@ -543,10 +540,10 @@ def failure_block(r: CaseResult, repro: Repro, profiles: Sequence[str] = ()) -> 
         if d.traceback:
             out.append("  traceback:")
             out.append(_indent(_clip(d.traceback, _TERMINAL_CLIP)))
-    out.append(f"  request:  {_clip(r.request_line().decode('utf-8', 'replace'), _TERMINAL_CLIP)}")
-    response = _line_text(r.response)
-    if response is not None:
-        out.append(f"  response: {_clip(response, _TERMINAL_CLIP)}")
+    if r.request is not None:
+        out.append(f"  request:  {r.request.render(_TERMINAL_CLIP)}")
+    if r.response is not None:
+        out.append(f"  response: {r.response.render(_TERMINAL_CLIP)}")
     if r.stderr:
         out.append("  stderr (tail):")
         out.append(_indent(r.stderr[-_TERMINAL_CLIP:]))

@@ -1,4 +1,8 @@
-"""Drives selected cases through an implementation and collects the results."""
+"""Drives selected cases through an implementation and collects the results.
+
+Each result keeps only what the reports show, bounded (:mod:`.retained`): a passing or skipped
+case keeps no line, any other keeps at most 64 KiB of each line, text and compared value.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,10 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Final
 
 from . import protocol
+from .compare import ABSENT
 from .expectations import (
     NO_EXPECTATIONS,
     Entry,
@@ -22,10 +28,17 @@ from .expectations import (
 )
 from .governed import governed_reply
 from .implementation import Exchange, Implementation
-from .outcomes import UNEXPECTED, Detail, Outcome, Verdict
+from .outcomes import UNEXPECTED, Detail, Outcome, Verdict, output_differs
 from .profiles import PROFILES, Profile, judge_in
-from .protocol import Failure, ImplementationInfo, Timeout
+from .protocol import Failure, ImplementationInfo, OutputReply, Reply, Timeout
+from .retained import Kept, bounded_value, clip_text
 from .vectors import Case, Suite
+
+if TYPE_CHECKING:
+    from .report_redaction import CaseRedaction
+
+# Outcomes whose reports show no request or response line (PASS: no detail at all).
+_NO_LINES: Final = frozenset({Outcome.PASS, Outcome.SKIPPED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,8 +48,8 @@ class CaseResult:
     verdict: Verdict
     duration_s: float
     entry: Entry | None = None
-    request: bytes | None = None  # None in-process: rebuilt on demand by request_line()
-    response: bytes | None = None
+    request: Kept | None = None  # the request line (no newline); None for passed and skipped
+    response: Kept | None = None  # the reply line, when there was one
     stderr: str | None = None
 
     @property
@@ -47,10 +60,73 @@ class CaseResult:
     def unexpected(self) -> bool:
         return self.verdict.outcome in UNEXPECTED
 
-    def request_line(self) -> bytes:
-        """The exact request line (without newline) this case was, or would be, sent as."""
-        line = self.request or protocol.run_request_line(self.seq, self.case)
-        return line.rstrip(b"\n")
+
+def _kept_detail(
+    detail: Detail | None, redaction: CaseRedaction | None, expected: object, reply: object
+) -> Detail | None:
+    if detail is None:
+        return None
+    message, traceback, mismatch = detail.message, detail.traceback, detail.mismatch
+    if redaction is not None:
+        message = redaction.text(message)
+        traceback = None if traceback is None else redaction.text(traceback)
+        if mismatch is not None:
+            actual = reply.output if isinstance(reply, OutputReply) else ABSENT
+            raw, mismatch = mismatch, redaction.mismatch(mismatch, expected, actual)
+            if message == output_differs(raw):
+                message = output_differs(mismatch)
+    if mismatch is not None:
+        mismatch = replace(
+            mismatch,
+            expected=bounded_value(mismatch.expected),
+            actual=bounded_value(mismatch.actual),
+        )
+    return replace(
+        detail,
+        message=clip_text(message),
+        mismatch=mismatch,
+        traceback=None if traceback is None else clip_text(traceback),
+    )
+
+
+def kept_result(
+    case: Case,
+    seq: int,
+    verdict: Verdict,
+    entry: Entry | None,
+    ex: Exchange,
+    *,
+    judged: Reply | Failure | None = None,
+    redaction: CaseRedaction | None = None,
+) -> CaseResult:
+    """The result of a case that ran, holding only what its reports show, bounded (and
+    redacted before it is cut, when ``redaction`` is given). ``judged`` is the reply as the
+    verdict compared it, when that is not ``ex.reply`` itself."""
+    reply = ex.reply if judged is None else judged
+    detail = _kept_detail(verdict.detail, redaction, case.expect.output, reply)
+    verdict = replace(verdict, detail=detail)
+    duration = ex.duration_s or 0.0
+    stderr = ex.stderr
+    if stderr is not None:
+        stderr = clip_text(stderr if redaction is None else redaction.text(stderr))
+    if verdict.outcome in _NO_LINES:
+        return CaseResult(case, seq, verdict, duration, entry, stderr=stderr)
+    request = ex.request if ex.request is not None else protocol.run_request_line(seq, case)
+    lines = [request.rstrip(b"\n"), ex.response]
+    if redaction is not None:
+        lines = [None if line is None else redaction.line(line) for line in lines]
+    request_line, response = lines
+    assert request_line is not None
+    return CaseResult(
+        case,
+        seq,
+        verdict,
+        duration,
+        entry,
+        Kept.of(request_line),
+        None if response is None else Kept.of(response),
+        stderr,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,10 +218,19 @@ def run_cases(
     progress: Progress | None = None,
     profiles: Sequence[Profile] = PROFILES,
     strict_levels: bool = False,
+    redact: bool = False,
 ) -> RunResult:
     """The run, judged in the last of ``profiles`` (in ``PROFILES`` order), the others in
-    ``others``: each case is sent once and its reply judged in every profile."""
+    ``others``: each case is sent once and its reply judged in every profile. With ``redact``,
+    every line, text and value the results keep for reports is redacted first
+    (``--redact-reports``: vectors holding real captures)."""
     started = dt.datetime.now(dt.UTC)
+    redactor: Callable[[Case], CaseRedaction] | None = None
+    if redact:
+        # late import: the runner needs the reference only to redact
+        from .report_redaction import case_redaction  # noqa: PLC0415
+
+        redactor = case_redaction
     t0 = time.perf_counter()
     chosen = tuple(p for p in PROFILES if p in profiles) or PROFILES
     results: dict[Profile, list[CaseResult]] = {p: [] for p in chosen}
@@ -167,8 +252,12 @@ def run_cases(
         )
         for seq, case, entries, pre in plan:
             ex = next(exchanges) if any(v is None for v in pre) else None
+            redaction = None if redactor is None or ex is None else redactor(case)
             for profile, entry, skip in zip(chosen, entries, pre, strict=True):
-                results[profile].append(_result(case, seq, profile, entry=entry, skip=skip, ex=ex))
+                results[profile].append(
+                    _result(case, seq, profile, entry=entry, skip=skip, ex=ex, redaction=redaction)
+                )
+            del ex  # the reply, however large, is not kept past this case
             if progress is not None:
                 progress(seq, total, results[chosen[-1]][-1])
     finally:
@@ -206,20 +295,13 @@ def _result(
     entry: Entry | None,
     skip: Verdict | None,
     ex: Exchange | None,
+    redaction: CaseRedaction | None,
 ) -> CaseResult:
     if skip is not None or ex is None:
         return CaseResult(case, seq, skip or Verdict(Outcome.SKIPPED), 0.0, entry)
-    judged = judge_in(profile, case.operation, case.expect, governed_reply(case, ex.reply))
-    return CaseResult(
-        case,
-        seq,
-        apply(judged, entry),
-        ex.duration_s or 0.0,
-        entry,
-        ex.request,
-        ex.response,
-        ex.stderr,
-    )
+    reply = governed_reply(case, ex.reply)
+    verdict = apply(judge_in(profile, case.operation, case.expect, reply), entry)
+    return kept_result(case, seq, verdict, entry, ex, judged=reply, redaction=redaction)
 
 
 def _stale(

@@ -25,10 +25,68 @@ BUNDLE_FORMAT: Final = 1
 BUNDLE_NAME: Final = "vectors.bundle.json"
 UNVERSIONED: Final = "unversioned"
 
+# A YAML alias repeats a subtree without copying it, so a few hundred bytes can stand for 10^9
+# nodes ("billion laughs") that every later walk (JSON check, schema, requests) would visit.
+# The bundled vectors expand by a few dozen nodes; anything past this bound is refused.
+MAX_ALIAS_EXPANSION: Final = 10_000
+# A vector file is a handful of cases; the bundled ones are under 200 KB.
+MAX_VECTOR_FILE: Final = 32 * 1024 * 1024
+
 try:  # libyaml is ~10x faster; fall back to the pure-Python loader where it is missing
     _Loader: type[Any] = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover
     _Loader = yaml.SafeLoader
+
+
+class YAMLAliasError(yaml.YAMLError):
+    """Aliases that expand past :data:`MAX_ALIAS_EXPANSION` nodes, or refer to themselves."""
+
+
+def _alias_expansion(root: yaml.Node) -> int:
+    """How many more nodes the tree has, aliases expanded, than the graph has distinct nodes;
+    computed over the graph (each distinct node once), never by walking the expansion."""
+    size: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        if children_done:
+            size[key] = 1 + sum(size[id(c)] for c in children)
+            continue
+        if key in size:
+            continue
+        size[key] = -1  # on the current path: seeing it again below is a cycle
+        stack.append((node, True))
+        for child in children:
+            if size.get(id(child)) == -1:
+                raise YAMLAliasError(f"a YAML alias refers to its own node ({child.start_mark})")
+            if id(child) not in size:
+                stack.append((child, False))
+    return size[id(root)] - len(size)
+
+
+def load_yaml(data: bytes | str, loader_class: type[Any] | None = None) -> Any:
+    """One YAML document as Python data (safe tags only; libyaml's loader unless another safe
+    loader class is given), with the alias bound enforced."""
+    loader = (loader_class or _Loader)(data)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        extra = _alias_expansion(node)
+        if extra > MAX_ALIAS_EXPANSION:
+            raise YAMLAliasError(
+                f"YAML aliases expand the document by {extra} nodes, more than the limit of "
+                f"{MAX_ALIAS_EXPANSION} (write the repeated values out, or use fewer aliases)"
+            )
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +149,7 @@ class Case:
 class VectorProblem:
     """Something wrong with the suite's files. ``kind`` is a stable token for tests and tools."""
 
-    kind: str  # io | yaml | not_json | schema | duplicate_id | bundle
+    kind: str  # io | too_large | yaml | not_json | schema | duplicate_id | bundle
     file: str
     message: str
     case_id: str | None = None
@@ -190,9 +248,16 @@ def read_vector_files(dirs: Sequence[Path]) -> tuple[list[tuple[str, bytes]], li
             continue
         for rel, path in vector_files(directory):
             try:
-                contents.append((rel, path.read_bytes()))
+                with path.open("rb") as f:
+                    data = f.read(MAX_VECTOR_FILE + 1)
             except OSError as exc:
                 problems.append(VectorProblem("io", rel, str(exc)))
+                continue
+            if len(data) > MAX_VECTOR_FILE:
+                message = f"larger than {MAX_VECTOR_FILE} bytes (the limit for a vector file)"
+                problems.append(VectorProblem("too_large", rel, message))
+                continue
+            contents.append((rel, data))
     return contents, problems
 
 
@@ -248,11 +313,13 @@ def _load_yaml(data: bytes) -> Any:
     """libyaml refuses a ``\\udXXX`` escape of a lone surrogate, which vectors use to carry one
     (SPEC U1); the pure-Python loader reads it, so a file libyaml refuses is read again by it."""
     try:
-        return yaml.load(data, Loader=_Loader)
+        return load_yaml(data)
+    except YAMLAliasError:
+        raise
     except yaml.YAMLError:
         if _Loader is yaml.SafeLoader:
             raise
-        return yaml.load(data, Loader=yaml.SafeLoader)
+        return load_yaml(data, yaml.SafeLoader)
 
 
 def parse_vector_file(rel: str, data: bytes) -> tuple[list[Case], list[VectorProblem]]:
