@@ -1,0 +1,294 @@
+"""fast-agent 0.10.48's own agent loop against a loopback Responses server, end to end.
+
+Each conversation runs fast-agent as users do (its public API, in its own environment, one
+process per run, later runs resuming the session from disk) against ``responses_server``, over
+SSE and over the default ``auto`` transport (WebSocket). Then: ``conformance validate`` on the
+session directory fast-agent wrote finds every replay block resumable and only the named
+findings (SPEC H3, H4); and for every request fast-agent sent, the reference planner, given the
+history as it stood, plans the same ``input``, configuration updates, effort and
+``prompt_cache_key`` (SPEC §9), or differs only as a SPEC §14 row says. docs/fast-agent-e2e.md
+describes the run and its numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("aiohttp", reason="aiohttp is not importable: pip install '.[test]'")
+
+from e2e_harness import (
+    FAST_AGENT_PYTHON,
+    Conversation,
+    Outcome,
+    plan_requests,
+    run,
+)
+from fast_agent_history import ID_DEDUPE, SUMMARY_AUTO
+from reasoning_replay.diagnostics import Code
+from reasoning_replay.reader import parse_reasoning_replay_envelope
+from reasoning_replay.writer import serialize_reasoning_replay_envelope
+from responses_server import Turn, function_call, message, reasoning
+
+pytestmark = pytest.mark.skipif(
+    not FAST_AGENT_PYTHON.exists(),
+    reason="fast-agent is not installed: python tools/install_fast_agent.py makes .fast-agent-env/",
+)
+
+REPLAY_CHANNEL = "openai-reasoning-encrypted"
+# fast-agent creates its session directories 0755 (SPEC §14): expected in every session.
+DIRECTORY_FINDING = Code.DIRECTORY_MODE_TOO_OPEN.value
+EXPLICIT_KEY = "e2e-explicit-cache-key"
+FLAGS = ("--format", "json", "--no-progress")
+
+
+def astra_turns() -> dict[str, list[Turn]]:
+    """Answers for the Astra conversations: several items per turn, a tool loop, reused ids."""
+    return {
+        "hello": [
+            Turn(
+                [
+                    reasoning(
+                        "rs_hello_1",
+                        "First, the greeting.",
+                        "Second, be terse.",
+                        encrypted_content="gAAAA-hello-1",
+                        status="completed",
+                        future_field={"from": "a newer API"},
+                    ),
+                    reasoning(
+                        "rs_hello_2",
+                        "One more thought.",
+                        encrypted_content="gAAAA-hello-2",
+                        content=["raw reasoning text"],
+                    ),
+                    message("msg_hello", "Hi.", future_message_field=1),
+                ]
+            )
+        ],
+        "weather": [
+            Turn(
+                [
+                    reasoning("rs_tool_1", "Need a lookup.", encrypted_content="gAAAA-tool-1"),
+                    function_call("fc_oslo", "call_oslo", "lookup", '{"city": "Oslo"}'),
+                ]
+            ),
+            Turn(
+                [
+                    reasoning("rs_tool_2", "Report it.", encrypted_content="gAAAA-tool-2"),
+                    message("msg_weather", "Sunny in Oslo."),
+                ]
+            ),
+        ],
+        "thanks": [
+            Turn([reasoning("rs_thanks", encrypted_content="gAAAA-thanks"), message("m_t", "ok")])
+        ],
+        "bye": [
+            Turn(
+                [reasoning("rs_bye", "Bye.", encrypted_content="gAAAA-bye"), message("m_b", "Bye.")]
+            )
+        ],
+        # After resume: an exact duplicate of an earlier item (D2), and an id reused with a new
+        # ciphertext (D3), which fast-agent drops by id (SPEC §14).
+        "again": [
+            Turn(
+                [
+                    reasoning("rs_bye", "Bye.", encrypted_content="gAAAA-bye"),
+                    reasoning("rs_thanks", encrypted_content="gAAAA-thanks-retried"),
+                    message("msg_again", "Again."),
+                ]
+            )
+        ],
+        "more": [
+            Turn(
+                [reasoning("rs_more", "More.", encrypted_content="gAAAA-more"), message("m_m", "M")]
+            )
+        ],
+        "fresh": [
+            Turn(
+                [
+                    reasoning("rs_fresh", "New.", encrypted_content="gAAAA-fresh"),
+                    message("m_f", "F"),
+                ]
+            )
+        ],
+        "after": [
+            Turn(
+                [reasoning("rs_after", "A.", encrypted_content="gAAAA-after"), message("m_a", "A")]
+            )
+        ],
+    }
+
+
+ASTRA_RUNS: list[list[dict[str, Any]]] = [
+    [
+        {"send": "hello"},
+        {"send": "weather in Oslo?", "effort": "high"},
+        {"send": "thanks", "metadata": {"prompt_cache_key": EXPLICIT_KEY}},
+        {"send": "bye", "effort": "low"},
+    ],
+    [
+        {"send": "again"},
+        {"send": "more", "effort": "xhigh"},
+        {"clear": True},
+        {"send": "fresh"},
+        {"send": "after", "effort": "medium"},
+    ],
+]
+
+
+def astra(name: str, transport: str | None) -> Conversation:
+    return Conversation(
+        name=name,
+        model="responses.gpt-6-astra?reasoning=low",
+        effort="low",
+        transport=transport,
+        turns=astra_turns(),
+        runs=ASTRA_RUNS,
+    )
+
+
+CONVERSATIONS = {
+    "astra-sse": astra("astra-sse", "sse"),
+    "astra-websocket": astra("astra-websocket", None),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(CONVERSATIONS))
+def outcome(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Outcome:
+    name = request.param
+    return run(CONVERSATIONS[name], tmp_path_factory.mktemp(name))
+
+
+def validate(directory: Path) -> list[dict[str, Any]]:
+    """``conformance validate --format json`` on a directory: its JSON lines."""
+    done = subprocess.run(
+        [sys.executable, "-m", "reasoning_replay.suite.cli", "validate", str(directory), *FLAGS],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines() if line]
+
+
+def findings(lines: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, Any, Any]]:
+    return sorted(
+        (Path(line["path"]).name, line["code"], line.get("message_index"), line.get("block_index"))
+        for line in lines
+        if line["type"] == "finding"
+    )
+
+
+def block_counts(lines: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    summary = next(line for line in lines if line["type"] == "summary")
+    counts: dict[str, int] = summary["blocks"]
+    return counts
+
+
+def replay_blocks(history: Path) -> Iterator[str]:
+    saved = json.loads(history.read_text(encoding="utf-8"))
+    for raw in saved["messages"]:
+        for block in (raw.get("channels") or {}).get(REPLAY_CHANNEL, []):
+            yield block["text"]
+
+
+def test_fast_agent_ran_every_step_and_used_the_transport(outcome: Outcome) -> None:
+    replies = [step["reply"] for result in outcome.results for step in result["steps"]]
+    assert not [r for r in replies if r is not None and r.startswith("error")], replies
+    transports = {received.transport for received in outcome.received}
+    expected = "sse" if outcome.conversation.transport == "sse" else "websocket"
+    assert transports == {expected}
+    # every request carries what the issue's checked facts say (SPEC §14 lists summary: auto)
+    for received in outcome.received:
+        assert received.body["store"] is False
+        assert received.body["include"] == ["reasoning.encrypted_content"]
+        assert received.body["reasoning"]["summary"] == "auto"
+
+
+def test_session_validates_with_only_the_named_findings(outcome: Outcome) -> None:
+    lines = validate(outcome.session_dir)
+    # every stored block is resumable (C2 envelopes); the duplicate the script sent after
+    # resume is found (D2), and the 0755 directory (§14)
+    counts = block_counts(lines)
+    assert counts["legacy"] == counts["redacted"] == counts["malformed"] == 0
+    assert counts["resumable"] > 0
+    codes = {code for _, code, _, _ in findings(lines)}
+    assert codes <= {DIRECTORY_FINDING, Code.DEDUPE_EXACT_DUPLICATE.value}, findings(lines)
+    assert DIRECTORY_FINDING in codes
+    # each block is byte-identical to what the reference writer makes of it (C3)
+    for history in outcome.session_dir.glob("history_*.json"):
+        for text in replay_blocks(history):
+            read = parse_reasoning_replay_envelope(text)
+            assert read.item is not None, (text, read.code)
+            assert serialize_reasoning_replay_envelope(read.item) == text
+
+
+def test_every_request_is_planned_alike_or_differs_by_a_section_14_row(outcome: Outcome) -> None:
+    planned = plan_requests(outcome)
+    assert len(planned) == len(outcome.received)
+    unexplained = [p.comparison for p in planned if p.comparison.differences]
+    assert not unexplained, [(c.label, c.differences) for c in unexplained] + [
+        (p.plan.request, p.received.body) for p in planned if p.comparison.differences
+    ][:1]
+    explanations = {row for p in planned for row in p.comparison.explained.values()}
+    assert explanations <= {SUMMARY_AUTO, ID_DEDUPE}
+    # the scripted id reuse (D3) shows in a full replay, and is the §14 dedupe row; a
+    # WebSocket continuation sends only the new items, so it never shows there
+    assert (ID_DEDUPE in explanations) is (outcome.conversation.transport == "sse")
+
+
+def _updates(request: Mapping[str, Any]) -> list[str]:
+    return [
+        item["reasoning"]["effort"]
+        for item in request["input"]
+        if item.get("type") == "configuration_update"
+    ]
+
+
+def test_effort_changes_travel_as_configuration_updates(outcome: Outcome) -> None:
+    sent = [received.body for received in outcome.received]
+    assert {body["reasoning"]["effort"] for body in sent[:7]} == {"low"}  # F1: the baseline
+    updates = [_updates(body) for body in sent]
+    if outcome.conversation.transport == "sse":
+        # hello, weather (tool call, tool result), thanks, bye | again, more | fresh, after
+        assert updates == [
+            [],
+            ["high"],
+            ["high"],
+            ["high"],
+            ["high", "low"],
+            ["high", "low"],
+            ["high", "low", "xhigh"],
+            [],
+            ["medium"],
+        ]
+    else:  # F9: a continuation sends only what follows the last assistant message
+        assert [body.get("previous_response_id") is not None for body in sent] == [
+            False,
+            True,
+            True,
+            False,  # a new prompt_cache_key: fast-agent starts a new chain
+            True,
+            False,  # a new process: a new connection, a full replay
+            True,
+            False,  # clear: a new chain
+            True,
+        ]
+        assert updates == [
+            [],
+            ["high"],
+            [],
+            ["high"],
+            ["low"],
+            ["high", "low"],
+            ["xhigh"],
+            [],
+            ["medium"],
+        ]
