@@ -49,6 +49,8 @@ class Outcome:
     workdir: Path
     received: list[Received]
     results: list[dict[str, Any]] = field(default_factory=list)  # one per process
+    # requests whose turn failed (a broken stream): fast-agent keeps no message of them
+    failed: list[Received] = field(default_factory=list)
 
     @property
     def session_dir(self) -> Path:
@@ -90,6 +92,7 @@ def run_process(workdir: Path, plan: Mapping[str, Any], number: int) -> dict[str
 
 def run(conversation: Conversation, workdir: Path, resume_from: Path | None = None) -> Outcome:
     """Run every process of ``conversation``; ``resume_from`` seeds the first with a session."""
+    workdir.mkdir(parents=True, exist_ok=True)
     with ResponsesServer(ScriptedTurns(conversation.turns)) as server:
         (workdir / "fastagent.config.yaml").write_text(
             config_text(conversation, server.base_url), encoding="utf-8"
@@ -179,6 +182,11 @@ def _plan(
     return plan
 
 
+def _failed(result: Mapping[str, Any], step_index: int) -> bool:
+    reply = result["steps"][step_index]["reply"]
+    return isinstance(reply, str) and reply.startswith("error:")
+
+
 def _segments(steps: Sequence[Mapping[str, Any]]) -> list[list[int]]:
     """A process's step indexes, split at each ``clear``."""
     segments: list[list[int]] = [[]]
@@ -227,10 +235,13 @@ def plan_requests(outcome: Outcome) -> list[PlannedRequest]:
                 if raw["role"] != "user":
                     continue
                 if not raw.get("tool_results"):
-                    step = steps[next(step_iter)]
-                    while "send" not in step:
-                        effort = step.get("effort", effort)
-                        step = steps[next(step_iter)]
+                    step_index = next(step_iter)
+                    while "send" not in steps[step_index] or _failed(result, step_index):
+                        effort = steps[step_index].get("effort", effort)
+                        if "send" in steps[step_index]:
+                            outcome.failed.append(next(requests))
+                        step_index = next(step_iter)
+                    step = steps[step_index]
                     effort = step.get("effort", effort)
                 received = next(requests)
                 websocket = received.transport == "websocket"

@@ -31,10 +31,12 @@ from e2e_harness import (
     run,
 )
 from fast_agent_history import ID_DEDUPE, SUMMARY_AUTO
+from reasoning_replay.capture import canonicalize_completed_reasoning_output_item
 from reasoning_replay.diagnostics import Code
+from reasoning_replay.persistence import make_session_directory, write_private_atomic
 from reasoning_replay.reader import parse_reasoning_replay_envelope
 from reasoning_replay.writer import serialize_reasoning_replay_envelope
-from responses_server import Turn, function_call, message, reasoning
+from responses_server import Fault, Turn, function_call, message, reasoning
 
 pytestmark = pytest.mark.skipif(
     not FAST_AGENT_PYTHON.exists(),
@@ -292,3 +294,126 @@ def test_effort_changes_travel_as_configuration_updates(outcome: Outcome) -> Non
             [],
             ["medium"],
         ]
+
+
+# What a real provider may also send. Each bad turn is followed by a good one, whose request
+# replays the history the bad turn left behind.
+BAD_ITEMS = {
+    "in progress": reasoning(
+        "rs_unfinished", "Half.", encrypted_content="gAAAA-half", status="in_progress"
+    ),
+    "no ciphertext": reasoning("rs_no_cipher", "Visible only."),
+    "incomplete": reasoning("rs_cut", "Cut.", encrypted_content="gAAAA-cut", status="incomplete"),
+}
+BAD_TURNS: dict[str, list[Turn]] = {
+    "truncated": [
+        Turn(
+            [reasoning("rs_trunc", "T.", encrypted_content="gAAAA-trunc"), message("m_tr", "T")],
+            Fault.TRUNCATED,
+        )
+    ],
+    "unfinished": [Turn([BAD_ITEMS["in progress"], message("m_un", "U")])],
+    "uncoded": [
+        Turn(
+            [
+                BAD_ITEMS["no ciphertext"],
+                reasoning("rs_coded", "C.", encrypted_content="gAAAA-coded"),
+                message("m_nc", "N"),
+            ]
+        )
+    ],
+    "surprise": [
+        Turn(
+            [
+                reasoning("rs_surprise", "S.", encrypted_content="gAAAA-surprise"),
+                message("m_s", "S"),
+            ],
+            Fault.UNKNOWN_EVENT,
+        )
+    ],
+    "cut off": [Turn([BAD_ITEMS["incomplete"], message("m_in", "I")], Fault.INCOMPLETE)],
+    "finally": [
+        Turn([reasoning("rs_final", "F.", encrypted_content="gAAAA-final"), message("m_fi", "F")])
+    ],
+}
+BAD_RUNS = [[{"send": text} for text in BAD_TURNS]]
+
+
+@pytest.mark.parametrize("transport", ["sse", None], ids=["sse", "websocket"])
+def test_bad_streams_leave_histories_that_validate_and_plan_alike(
+    transport: str | None, tmp_path: Path
+) -> None:
+    conversation = Conversation(
+        name=f"bad-{transport or 'websocket'}",
+        model="responses.gpt-6-astra?reasoning=low",
+        effort="low",
+        transport=transport,
+        turns=BAD_TURNS,
+        runs=BAD_RUNS,
+        tools=False,
+    )
+    outcome = run(conversation, tmp_path)
+    lines = validate(outcome.session_dir)
+    assert [code for _, code, _, _ in findings(lines)] == [DIRECTORY_FINDING]
+    counts = block_counts(lines)
+    assert counts["legacy"] == counts["redacted"] == counts["malformed"] == 0
+    stored = {
+        json.loads(text)["item"]["id"]
+        for history in outcome.session_dir.glob("history_agent.json")
+        for text in replay_blocks(history)
+    }
+    # C1/C2: neither fast-agent nor the reference keeps an unfinished or uncoded item
+    assert stored.isdisjoint({"rs_unfinished", "rs_no_cipher", "rs_cut"})
+    for item, code in [
+        (BAD_ITEMS["in progress"], Code.CAPTURE_NOT_COMPLETED),
+        (BAD_ITEMS["no ciphertext"], Code.ITEM_CIPHERTEXT_INVALID),
+        (BAD_ITEMS["incomplete"], Code.CAPTURE_NOT_COMPLETED),
+    ]:
+        assert canonicalize_completed_reasoning_output_item(item).code is code
+    assert {"rs_coded", "rs_surprise", "rs_final"} <= stored
+    planned = plan_requests(outcome)
+    assert [p.comparison.label for p in planned if p.comparison.differences] == []
+    # the truncated stream fails its turn, and fast-agent keeps neither its user message nor
+    # any item of it; every other request is planned
+    assert [r.body["input"][-1]["content"][0]["text"] for r in outcome.failed] == ["truncated"]
+    assert len(planned) == len(BAD_TURNS) - 1
+
+
+def test_a_history_the_reference_wrote_resumes_like_fast_agents_own(tmp_path: Path) -> None:
+    """SPEC C3, H5: the reference's writer and persistence, read back by fast-agent's resume."""
+    first = Conversation(
+        name="writer",
+        model="responses.gpt-6-astra?reasoning=low",
+        effort="low",
+        transport="sse",
+        turns=astra_turns(),
+        runs=ASTRA_RUNS[:1],
+    )
+    original = run(first, tmp_path / "original")
+    written = tmp_path / "written" / original.session_dir.name
+    make_session_directory(written)
+    for source in sorted(original.session_dir.iterdir()):
+        saved = json.loads(source.read_bytes())
+        for raw in saved.get("messages", ()):
+            for block in (raw.get("channels") or {}).get(REPLAY_CHANNEL, []):
+                read = parse_reasoning_replay_envelope(block["text"])
+                assert read.item is not None
+                block["text"] = serialize_reasoning_replay_envelope(read.item)
+        write_private_atomic(written / source.name, json.dumps(saved, indent=1).encode())
+    resumed = Conversation(
+        name="resumed",
+        model=first.model,
+        effort="high",
+        transport="sse",
+        turns=astra_turns(),
+        runs=[[{"send": "again", "effort": "high"}]],
+    )
+    ours = run(resumed, tmp_path / "ours", resume_from=original.session_dir)
+    theirs = run(resumed, tmp_path / "theirs", resume_from=written)
+    assert [r.body for r in ours.received] == [r.body for r in theirs.received]
+    assert ours.received[0].body["input"][-2] == {
+        "type": "configuration_update",
+        "reasoning": {"effort": "high"},
+    }
+    # and the session the reference wrote validates clean: 0700 and 0600 (H4, H5)
+    assert findings(validate(written)) == []
