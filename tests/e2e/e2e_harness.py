@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,7 @@ class Outcome:
     results: list[dict[str, Any]] = field(default_factory=list)  # one per process
     # requests whose turn failed (a broken stream): fast-agent keeps no message of them
     failed: list[Received] = field(default_factory=list)
+    side: list[Received] = field(default_factory=list)  # compaction's summary requests
 
     @property
     def session_dir(self) -> Path:
@@ -156,29 +157,28 @@ def _plan(
     received: Received,
     messages: Sequence[HistoryMessage],
     *,
-    effort: str | None,
-    instance_key: str,
     step: Mapping[str, Any],
-    chained_settings: dict[int, dict[str, Any]],
+    state: _State,
 ) -> Plan:
     """The reference's plan of one request; over a WebSocket, a continuation when it may be."""
     websocket = received.transport == "websocket"
     settings = PlanSettings(
         model=received.body["model"],
-        desired_effort=effort,
-        instance_key=instance_key,
+        desired_effort=state.effort,
+        instance_key=state.instance_key,
         metadata=step.get("metadata", {}),
         transport=PlanTransport.WEBSOCKET_CONTINUATION if websocket else PlanTransport.SSE,
+        target_provider=state.provider,
     )
     plan = plan_request(messages, settings)
     assert isinstance(plan, Plan), plan
-    chain = chained_settings.get(received.connection)
+    chain = state.chained_settings.get(received.connection)
     if websocket and chain is not None and chain != _settings_of(plan):
         # The caller's choice (F9 allows, never requires, a continuation): fast-agent continues
         # a chain only under the settings it started with (reported to the lead: F9 is silent).
         plan = plan_request(messages, replace(settings, transport=PlanTransport.WEBSOCKET))
         assert isinstance(plan, Plan), plan
-    chained_settings[received.connection] = _settings_of(plan)
+    state.chained_settings[received.connection] = _settings_of(plan)
     return plan
 
 
@@ -188,87 +188,126 @@ def _failed(result: Mapping[str, Any], step_index: int) -> bool:
 
 
 def _segments(steps: Sequence[Mapping[str, Any]]) -> list[list[int]]:
-    """A process's step indexes, split at each ``clear``."""
+    """A process's step indexes, split at each ``clear`` and each compaction."""
     segments: list[list[int]] = [[]]
     for index, step in enumerate(steps):
-        if step.get("clear"):
-            segments.append([])
+        if step.get("clear") or step.get("compact"):
+            segments.append([index])
         else:
             segments[-1].append(index)
     return segments
 
 
+def _is_turn(raw: Mapping[str, Any]) -> bool:
+    return raw["role"] == "user" and not raw.get("tool_results")
+
+
+def _first_added(raw_messages: Sequence[Mapping[str, Any]], turns: int) -> int:
+    """The index of the first of the last ``turns`` user turns: where a segment's own start."""
+    indexes = [i for i, raw in enumerate(raw_messages) if _is_turn(raw)]
+    return indexes[-turns] if turns else len(raw_messages)
+
+
+@dataclass
+class _State:
+    """What a client knows across the requests of one process."""
+
+    effort: str | None
+    instance_key: str = UNKNOWN_INSTANCE_KEY
+    provider: str = "openai"
+    new_instance: bool = False
+    connection_of: dict[int, int] = field(default_factory=dict)
+    chained_settings: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+
 def plan_requests(outcome: Outcome) -> list[PlannedRequest]:
     """Each request the server received, with the reference's plan from the same history.
 
-    Segments: a process, split at each ``clear``. A segment's requests are those of the user
-    messages it added to the history, in order: one per user message (a new turn or a tool
-    result). The desired effort and metadata are the step's; the instance key is the key of a
-    segment's first request when the history was empty (K1 keys are random), else unknown.
+    Segments: a process, split at each ``clear`` and compaction. A segment's requests are one
+    per user message it added to the history (a new turn or a tool result), in order, one per
+    failed turn (fast-agent keeps no message of those), and a compaction's summary request. The
+    desired effort and metadata are the step's. The instance key (K1: random) is the key of an
+    instance's first request with an empty history or for a new model, else unknown.
     """
     conversation = outcome.conversation
-    item_ids = call_item_ids(conversation.turns)
     requests = iter(outcome.received)
     planned: list[PlannedRequest] = []
-    effort = conversation.effort
-    previous_length = 0
-    for process, (steps, result) in enumerate(zip(conversation.runs, outcome.results, strict=True)):
-        segments = _segments(steps)
-        start = previous_length if process > 0 else 0
-        instance_key = UNKNOWN_INSTANCE_KEY
-        connection_of: dict[int, int] = {}
-        chained_settings: dict[int, dict[str, Any]] = {}
-        for segment in segments:
-            if not segment:
-                start = 0
-                continue
-            last = result["steps"][segment[-1]]["snapshot"]
-            if last is None:
-                continue
-            saved = _load(last)
-            raw_messages = saved["messages"]
-            response_ids: dict[int, str] = {}
-            step_iter = iter(segment)
-            step: Mapping[str, Any] = {}
-            for index in range(start, len(raw_messages)):
-                raw = raw_messages[index]
-                if raw["role"] != "user":
-                    continue
-                if not raw.get("tool_results"):
-                    step_index = next(step_iter)
-                    while "send" not in steps[step_index] or _failed(result, step_index):
-                        effort = steps[step_index].get("effort", effort)
-                        if "send" in steps[step_index]:
-                            outcome.failed.append(next(requests))
-                        step_index = next(step_iter)
-                    step = steps[step_index]
-                    effort = step.get("effort", effort)
+    state = _State(conversation.effort)
+    for steps, result in zip(conversation.runs, outcome.results, strict=True):
+        state.instance_key = UNKNOWN_INSTANCE_KEY
+        state.connection_of = {}
+        state.chained_settings = {}
+        for segment in _segments(steps):
+            if steps[segment[0]].get("compact"):
+                outcome.side.append(next(requests))  # the summary request
+            planned.extend(
+                _plan_segment(
+                    outcome,
+                    steps=steps,
+                    result=result,
+                    segment=segment,
+                    requests=requests,
+                    state=state,
+                )
+            )
+    leftover = list(requests)
+    assert not leftover, f"requests without a history message: {leftover}"
+    return planned
+
+
+def _plan_segment(
+    outcome: Outcome,
+    *,
+    steps: Sequence[Mapping[str, Any]],
+    result: Mapping[str, Any],
+    segment: Sequence[int],
+    requests: Iterator[Received],
+    state: _State,
+) -> list[PlannedRequest]:
+    sends = [i for i in segment if "send" in steps[i]]
+    if not sends:
+        for index in segment:
+            state.effort = steps[index].get("effort", state.effort)
+        return []
+    raw_messages = _load(result["steps"][segment[-1]]["snapshot"])["messages"]
+    item_ids = call_item_ids(outcome.conversation.turns)
+    ok = [i for i in sends if not _failed(result, i)]
+    position = _first_added(raw_messages, len(ok))
+    response_ids: dict[int, str] = {}
+    planned = []
+    for index in segment:
+        step = steps[index]
+        state.effort = step.get("effort", state.effort)
+        if "switch_model" in step:  # a new LLM instance, with its own key (K1)
+            state.new_instance = True
+            state.provider = step["switch_model"].split(".")[0].replace("responses", "openai")
+        if "send" not in step:
+            continue
+        if _failed(result, index):
+            outcome.failed.append(next(requests))
+            continue
+        first = True
+        while position < len(raw_messages) and (first or not _is_turn(raw_messages[position])):
+            if raw_messages[position]["role"] == "user":
                 received = next(requests)
+                if position == 0 or state.new_instance:
+                    state.instance_key = received.body.get("prompt_cache_key", state.instance_key)
+                    state.new_instance = False
                 websocket = received.transport == "websocket"
-                if index == 0:
-                    instance_key = received.body.get("prompt_cache_key", instance_key)
                 # a response id is known only to the connection that received it (F9)
                 ids = {
                     i: rid
                     for i, rid in response_ids.items()
-                    if websocket and connection_of.get(i) == received.connection
+                    if websocket and state.connection_of.get(i) == received.connection
                 }
-                messages = history_messages({"messages": raw_messages[: index + 1]}, item_ids, ids)
-                plan = _plan(
-                    received,
-                    messages,
-                    effort=effort,
-                    instance_key=instance_key,
-                    step=step,
-                    chained_settings=chained_settings,
+                messages = history_messages(
+                    {"messages": raw_messages[: position + 1]}, item_ids, ids
                 )
-                label = f"{conversation.name}#{len(planned) + 1}"
+                plan = _plan(received, messages, step=step, state=state)
+                label = f"{outcome.conversation.name}#{len(outcome.failed) + len(planned) + 1}"
                 planned.append(PlannedRequest(received, plan, compare(label, plan, received.body)))
-                if index + 1 < len(raw_messages):
-                    response_ids[index + 1] = received.response_id
-                    connection_of[index + 1] = received.connection
-            start = 0
-            previous_length = len(raw_messages)
-    leftover = list(requests)
-    assert not leftover, f"requests without a history message: {leftover}"
+                response_ids[position + 1] = received.response_id
+                state.connection_of[position + 1] = received.connection
+            first = False
+            position += 1
     return planned

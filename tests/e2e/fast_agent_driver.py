@@ -4,10 +4,10 @@ Usage: ``python fast_agent_driver.py PLAN.json``. The plan names the working dir
 holds ``fastagent.config.yaml``), the fast-agent home, the agent's name and model, whether the
 agent has the ``lookup`` function tool, an optional session to resume, and the steps:
 ``{"send": text}`` (optionally with ``"effort"`` set first and request ``"metadata"``),
-``{"clear": true}``, and ``{"switch_model": spec}``. After each step the session's history file
-is copied to ``snapshots/NN.json`` in the working directory, so the test can plan each request
-from the history as it stood. The last line of stdout is a JSON object: the session id and
-directory, and each step's snapshot and reply.
+``{"clear": true}``, ``{"compact": keep_turns}`` and ``{"switch_model": spec}``. After each
+step the session's history file is copied to ``snapshots/<step number>.json`` in the working
+directory, so the test can plan each request from the history as it stood. The last line of
+stdout is a JSON object: the session id and directory, and each step's snapshot and reply.
 
 This file runs in fast-agent's environment only; it imports nothing from this project.
 """
@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from fast_agent import FastAgent
+from fast_agent.config import CompactionSettings
+from fast_agent.history.compaction import compact_conversation
 from fast_agent.llm.reasoning_effort import ReasoningEffortSetting
 from fast_agent.types import RequestParams
 
@@ -76,6 +78,9 @@ async def _run(plan: dict[str, Any]) -> dict[str, Any]:
                     reply = f"error: {type(error).__name__}: {error}"
             if step.get("clear"):
                 agent.clear()
+            if step.get("compact"):  # fast-agent's own summary compaction (a side request)
+                settings = CompactionSettings(keep_turns=step["compact"], strategy="client")
+                await compact_conversation(agent, settings=settings)
             if "switch_model" in step:
                 await agent.set_model(step["switch_model"])  # type: ignore[attr-defined]
             directory = _session_dir(home)
