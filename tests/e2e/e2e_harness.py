@@ -162,18 +162,26 @@ def _plan(
 ) -> Plan:
     """The reference's plan of one request; over a WebSocket, a continuation when it may be."""
     websocket = received.transport == "websocket"
+    # fast-agent's xAI WebSocket requests are stateless full replays: the caller's choice (F9)
+    continuation = websocket and state.provider != "xai"
     settings = PlanSettings(
         model=received.body["model"],
         desired_effort=state.effort,
         instance_key=state.instance_key,
         metadata=step.get("metadata", {}),
-        transport=PlanTransport.WEBSOCKET_CONTINUATION if websocket else PlanTransport.SSE,
+        transport=(
+            PlanTransport.WEBSOCKET_CONTINUATION
+            if continuation
+            else PlanTransport.WEBSOCKET
+            if websocket
+            else PlanTransport.SSE
+        ),
         target_provider=state.provider,
     )
     plan = plan_request(messages, settings)
     assert isinstance(plan, Plan), plan
     chain = state.chained_settings.get(received.connection)
-    if websocket and chain is not None and chain != _settings_of(plan):
+    if continuation and chain is not None and chain != _settings_of(plan):
         # The caller's choice (F9 allows, never requires, a continuation): fast-agent continues
         # a chain only under the settings it started with (reported to the lead: F9 is silent).
         plan = plan_request(messages, replace(settings, transport=PlanTransport.WEBSOCKET))
@@ -304,7 +312,7 @@ def _plan_segment(
                     {"messages": raw_messages[: position + 1]}, item_ids, ids
                 )
                 plan = _plan(received, messages, step=step, state=state)
-                label = f"{outcome.conversation.name}#{len(outcome.failed) + len(planned) + 1}"
+                label = f"{outcome.conversation.name}#{outcome.received.index(received) + 1}"
                 planned.append(PlannedRequest(received, plan, compare(label, plan, received.body)))
                 response_ids[position + 1] = received.response_id
                 state.connection_of[position + 1] = received.connection

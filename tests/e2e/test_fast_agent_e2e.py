@@ -417,3 +417,61 @@ def test_a_history_the_reference_wrote_resumes_like_fast_agents_own(tmp_path: Pa
     }
     # and the session the reference wrote validates clean: 0700 and 0600 (H4, H5)
     assert findings(validate(written)) == []
+
+
+def test_summary_compaction_rebaselines_and_a_switch_to_xai_replays_openai_reasoning(
+    tmp_path: Path,
+) -> None:
+    """fast-agent's own summary compaction (F1 re-baseline), then a switch of provider.
+
+    The switch records, for a later decision, what fast-agent sends when an agent moves from
+    ``responses.gpt-6-astra`` to ``xai.grok-4.5`` in mid-session: it replays the OpenAI
+    reasoning items to xAI.
+    """
+    turns = astra_turns()
+    turns["Summarise"] = [Turn([message("msg_summary", "The user asked about Oslo.")])]
+    turns["grok"] = [
+        Turn([reasoning("rs_grok", "G.", encrypted_content="xai-grok"), message("m_g", "G")])
+    ]
+    conversation = Conversation(
+        name="compaction-switch",
+        model="responses.gpt-6-astra?reasoning=low",
+        effort="low",
+        transport="sse",
+        turns=turns,
+        runs=[
+            [
+                {"send": "hello"},
+                {"send": "weather in Oslo?", "effort": "high"},
+                {"send": "thanks"},
+                {"compact": 1},
+                {"send": "bye", "effort": "medium"},
+                {"switch_model": "xai.grok-4.5?reasoning=low", "effort": "low"},
+                {"send": "grok please"},
+                {"send": "more"},
+            ]
+        ],
+        extra_config="xai:\n  api_key: e2e-dummy-key\n  base_url: {base_url}\n",
+    )
+    outcome = run(conversation, tmp_path)
+    lines = validate(outcome.session_dir)
+    assert [code for _, code, _, _ in findings(lines)] == [DIRECTORY_FINDING]
+    assert any(Path(line["path"]).name.startswith("compacted_") for line in lines)
+    counts = block_counts(lines)
+    assert counts["legacy"] == counts["redacted"] == counts["malformed"] == 0
+    planned = plan_requests(outcome)
+    assert [(p.comparison.label, p.comparison.differences) for p in planned] == [
+        (p.comparison.label, ()) for p in planned
+    ]
+    assert len(outcome.side) == 1  # the summary request
+    after_compaction = planned[4].received.body
+    # F1: the first surviving record (the "thanks" turn, at high) is the new baseline
+    assert after_compaction["reasoning"]["effort"] == "high"
+    assert _updates(after_compaction) == ["medium"]
+    xai = [p.received for p in planned if p.received.body["model"] == "grok-4.5"]
+    assert [r.transport for r in xai] == ["websocket", "websocket"]
+    assert all(r.body.get("previous_response_id") is None for r in xai)  # stateless full replay
+    replayed = [i["id"] for i in xai[0].body["input"] if i.get("type") == "reasoning"]
+    assert replayed == ["rs_thanks", "rs_bye"]  # OpenAI's reasoning, sent to xAI
+    assert xai[0].body["reasoning"] == {"effort": "low"}  # no summary: auto for xAI
+    assert xai[0].body["prompt_cache_key"] != after_compaction["prompt_cache_key"]
