@@ -38,7 +38,7 @@ def astra_turns() -> dict[str, list[Turn]]:
             Turn(
                 [
                     reasoning("rs_tool_1", "Need a lookup.", encrypted_content="gAAAA-tool-1"),
-                    function_call("fc_oslo", "call_oslo", "lookup", '{"city": "Oslo"}'),
+                    function_call("fc_68f1a0c2", "call_Q9vUe3", "lookup", '{"city": "Oslo"}'),
                 ]
             ),
             Turn(

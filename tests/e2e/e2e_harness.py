@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from fast_agent_history import Comparison, compare, history_messages
-from openai.types.responses import ResponseFunctionToolCall
 from reasoning_replay.history import HistoryMessage
 from reasoning_replay.planner import Plan, PlanSettings, PlanTransport, plan_request
 from responses_server import Received, ResponsesServer, ScriptedTurns, Turn
@@ -131,17 +130,6 @@ class PlannedRequest:
 def _load(path: str) -> dict[str, Any]:
     value: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
     return value
-
-
-def call_item_ids(turns: Mapping[str, Sequence[Turn]]) -> dict[str, str]:
-    """call id → output item id of every function call the script answers with."""
-    return {
-        item.call_id: item.id
-        for answers in turns.values()
-        for turn in answers
-        for item in turn.output
-        if isinstance(item, ResponseFunctionToolCall) and item.id is not None
-    }
 
 
 def _settings_of(plan: Plan) -> dict[str, Any]:
@@ -278,7 +266,6 @@ def _plan_segment(
             state.effort = steps[index].get("effort", state.effort)
         return []
     raw_messages = _load(result["steps"][segment[-1]]["snapshot"])["messages"]
-    item_ids = call_item_ids(outcome.conversation.turns)
     ok = [i for i in sends if not _failed(result, i)]
     position = _first_added(raw_messages, len(ok))
     response_ids: dict[int, str] = {}
@@ -308,9 +295,7 @@ def _plan_segment(
                     for i, rid in response_ids.items()
                     if websocket and state.connection_of.get(i) == received.connection
                 }
-                messages = history_messages(
-                    {"messages": raw_messages[: position + 1]}, item_ids, ids
-                )
+                messages = history_messages({"messages": raw_messages[: position + 1]}, ids)
                 plan = _plan(received, messages, step=step, state=state)
                 label = f"{outcome.conversation.name}#{outcome.received.index(received) + 1}"
                 planned.append(PlannedRequest(received, plan, compare(label, plan, received.body)))

@@ -6,8 +6,9 @@ request time from the message's content, tool calls and tool results. This modul
 the way fast-agent 0.10.48 does (facts read from its requests): user text as ``input_text``
 parts, assistant messages from the raw items kept in ``openai-assistant-message-items``, tool
 calls as ``function_call`` items, tool results as ``function_call_output`` items. A saved tool
-call does not keep its output item's ``id``; ``call_item_ids`` (call id → item id, from the
-responses the server sent) supplies it.
+call keeps only its call id; fast-agent derives the item ``id`` from it (``call_X`` → ``fc_X``),
+which is not the id the provider gave the item, and so does this module (see
+docs/fast-agent-e2e.md).
 """
 
 from __future__ import annotations
@@ -31,7 +32,15 @@ def _tool_result_output(result: Mapping[str, Any]) -> str:
     return "".join(_texts(result.get("content") or []))
 
 
-def message_items(raw: Mapping[str, Any], call_item_ids: Mapping[str, str]) -> list[dict[str, Any]]:
+def function_call_item_id(call_id: str) -> str:
+    """The item id fast-agent 0.10.48 sends for a saved tool call: derived from the call id."""
+    if call_id.startswith("fc"):
+        return call_id
+    suffix = call_id.removeprefix("call_")
+    return f"fc_{suffix or call_id}"
+
+
+def message_items(raw: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The provider input items of one saved message, without its reasoning (P2 adds that)."""
     if raw["role"] == "user":
         items: list[dict[str, Any]] = [
@@ -49,11 +58,10 @@ def message_items(raw: Mapping[str, Any], call_item_ids: Mapping[str, str]) -> l
         parts = [{"type": "output_text", "text": t} for t in _texts(raw["content"])]
         items.append({"type": "message", "role": "assistant", "content": parts})
     for call_id, call in (raw.get("tool_calls") or {}).items():
-        item: dict[str, Any] = {"type": "function_call"}
-        if call_id in call_item_ids:
-            item["id"] = call_item_ids[call_id]
         params = call["params"]
-        item |= {
+        item = {
+            "type": "function_call",
+            "id": function_call_item_id(call_id),
             "call_id": call_id,
             "name": params["name"],
             "arguments": json.dumps(params.get("arguments") or {}),
@@ -63,17 +71,14 @@ def message_items(raw: Mapping[str, Any], call_item_ids: Mapping[str, str]) -> l
 
 
 def history_messages(
-    saved: Mapping[str, Any],
-    call_item_ids: Mapping[str, str] | None = None,
-    response_ids: Mapping[int, str] | None = None,
+    saved: Mapping[str, Any], response_ids: Mapping[int, str] | None = None
 ) -> list[HistoryMessage]:
     """A saved history file's messages in the P2 shape; ``response_ids`` by message index."""
-    ids = call_item_ids or {}
     return [
         HistoryMessage(
             role=raw["role"],
             channels=raw.get("channels") or {},
-            items=message_items(raw, ids),
+            items=message_items(raw),
             response_id=(response_ids or {}).get(index),
         )
         for index, raw in enumerate(saved["messages"])

@@ -103,6 +103,14 @@ def test_fast_agent_ran_every_step_and_used_the_transport(outcome: Outcome) -> N
     expected = "sse" if outcome.conversation.transport == "sse" else "websocket"
     assert transports == {expected}
     # every request carries what the checked facts say (SPEC §14 lists summary: auto)
+    # a replayed tool call carries an id derived from its call id, not the provider's item id
+    calls = {
+        (item["id"], item["call_id"])
+        for received in outcome.received
+        for item in received.body["input"]
+        if item.get("type") == "function_call"
+    }
+    assert calls == {("fc_Q9vUe3", "call_Q9vUe3")}  # the server sent the item as fc_68f1a0c2
     for received in outcome.received:
         assert received.body["store"] is False
         assert received.body["include"] == ["reasoning.encrypted_content"]
