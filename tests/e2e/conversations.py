@@ -204,3 +204,22 @@ def compaction_switch() -> Conversation:
         ],
         extra_config="xai:\n  api_key: e2e-dummy-key\n  base_url: {base_url}\n",
     )
+
+
+def other_model() -> Conversation:
+    """A model that is not update-capable (F10): its effort changes at the request level."""
+    return Conversation(
+        name="gpt-5.4-sse",
+        model="responses.gpt-5.4?reasoning=low",
+        effort="low",
+        transport="sse",
+        turns=astra_turns(),
+        runs=[
+            [
+                {"send": "hello"},
+                {"send": "weather in Oslo?", "effort": "high"},
+                {"send": "thanks", "metadata": {"prompt_cache_key": EXPLICIT_KEY}},
+                {"send": "bye", "effort": "medium"},
+            ]
+        ],
+    )

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from conversations import CONVERSATIONS, bad_streams, compaction_switch
+from conversations import CONVERSATIONS, bad_streams, compaction_switch, other_model
 from e2e_harness import Conversation, plan_requests, run
 
 HEADER = (
@@ -55,6 +55,7 @@ def main() -> None:
         bad_streams("sse"),
         bad_streams(None),
         compaction_switch(),
+        other_model(),
     ]
     print(HEADER)
     with tempfile.TemporaryDirectory(prefix="fast-agent-e2e-") as scratch:

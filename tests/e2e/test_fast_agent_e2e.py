@@ -28,9 +28,11 @@ from conversations import (
     BAD_ITEMS,
     BAD_TURNS,
     CONVERSATIONS,
+    EXPLICIT_KEY,
     astra_turns,
     bad_streams,
     compaction_switch,
+    other_model,
 )
 from e2e_harness import (
     FAST_AGENT_PYTHON,
@@ -303,3 +305,26 @@ def test_summary_compaction_rebaselines_and_a_switch_to_xai_replays_openai_reaso
     assert replayed == ["rs_thanks", "rs_bye"]  # OpenAI's reasoning, sent to xAI
     assert xai[0].body["reasoning"] == {"effort": "low"}  # no summary: auto for xAI
     assert xai[0].body["prompt_cache_key"] != after_compaction["prompt_cache_key"]
+
+
+def test_a_model_without_updates_changes_effort_per_request(tmp_path: Path) -> None:
+    """F10, K2, K3 on ``responses.gpt-5.4``: no update ever; the explicit key persists."""
+    outcome = run(other_model(), tmp_path)
+    assert [code for _, code, _, _ in findings(validate(outcome.session_dir))] == [
+        DIRECTORY_FINDING
+    ]
+    planned = plan_requests(outcome)
+    assert [p.comparison.differences for p in planned] == [()] * len(outcome.received)
+    sent = [received.body for received in outcome.received]
+    assert [body["reasoning"]["effort"] for body in sent] == [
+        "low",
+        "high",
+        "high",
+        "high",
+        "medium",
+    ]
+    assert [_updates(body) for body in sent] == [[]] * 5
+    keys = [body["prompt_cache_key"] for body in sent]
+    assert (
+        keys[3:] == [EXPLICIT_KEY, EXPLICIT_KEY] and keys[0] == keys[1] == keys[2] != EXPLICIT_KEY
+    )
