@@ -88,7 +88,7 @@ async def _run(plan: dict[str, Any]) -> dict[str, Any]:
             history = directory / f"history_{name}.json" if directory else None
             if history is not None and history.exists():
                 snapshot = snapshots / f"{step.get('number', number)}.json"
-                shutil.copyfile(history, snapshot)
+                shutil.copy2(history, snapshot)  # its mode too (0600)
             results.append({"reply": reply, "snapshot": str(snapshot) if snapshot else None})
     directory = _session_dir(home)
     return {

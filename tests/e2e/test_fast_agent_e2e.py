@@ -121,20 +121,33 @@ def test_fast_agent_ran_every_step_and_used_the_transport(outcome: Outcome) -> N
 
 def test_session_validates_with_only_the_named_findings(outcome: Outcome) -> None:
     lines = validate(outcome.session_dir)
-    # every stored block is resumable (C2 envelopes); the duplicate the script sent after
-    # resume is found (D2), and the 0755 directory (§14)
+    # every stored block is resumable (C2 envelopes); the one finding is the 0755 directory
+    # fast-agent creates (§14)
     counts = block_counts(lines)
     assert counts["legacy"] == counts["redacted"] == counts["malformed"] == 0
     assert counts["resumable"] > 0
-    codes = {code for _, code, _, _ in findings(lines)}
-    assert codes <= {DIRECTORY_FINDING, Code.DEDUPE_EXACT_DUPLICATE.value}, findings(lines)
-    assert DIRECTORY_FINDING in codes
+    assert [code for _, code, _, _ in findings(lines)] == [DIRECTORY_FINDING]
     # each block is byte-identical to what the reference writer makes of it (C3)
     for history in outcome.session_dir.glob("history_*.json"):
         for text in replay_blocks(history):
             read = parse_reasoning_replay_envelope(text)
             assert read.item is not None, (text, read.code)
             assert serialize_reasoning_replay_envelope(read.item) == text
+
+
+def test_the_history_before_clear_shows_the_scripted_duplicate_and_conflict(
+    outcome: Outcome,
+) -> None:
+    """``clear()`` leaves no file of the history before it: its snapshot is validated instead.
+
+    After the resume, the "again" turn (message 11) repeats ``rs_bye`` exactly (D2) and reuses
+    ``rs_thanks`` with a new ciphertext (D3): fast-agent stores both, and validate names both.
+    """
+    before_clear = outcome.workdir / "snapshots" / "1-1.json"
+    assert findings(validate(before_clear)) == [
+        ("1-1.json", Code.DEDUPE_EXACT_DUPLICATE.value, 11, 0),
+        ("1-1.json", Code.DEDUPE_ID_CIPHERTEXT_CONFLICT.value, 11, 1),
+    ]
 
 
 def test_every_request_is_planned_alike_or_differs_by_a_section_14_row(outcome: Outcome) -> None:
