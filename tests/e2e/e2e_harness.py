@@ -199,7 +199,7 @@ def _is_turn(raw: Mapping[str, Any]) -> bool:
 
 
 def _first_added(raw_messages: Sequence[Mapping[str, Any]], turns: int) -> int:
-    """The index of the first of the last ``turns`` user turns: where a segment's own start."""
+    """The index of the first of the last ``turns`` user turns: where a segment's own begin."""
     indexes = [i for i, raw in enumerate(raw_messages) if _is_turn(raw)]
     return indexes[-turns] if turns else len(raw_messages)
 
@@ -212,7 +212,6 @@ class _State:
     instance_key: str = UNKNOWN_INSTANCE_KEY
     provider: str = "openai"
     new_instance: bool = False
-    connection_of: dict[int, int] = field(default_factory=dict)
     chained_settings: dict[int, dict[str, Any]] = field(default_factory=dict)
 
 
@@ -231,7 +230,6 @@ def plan_requests(outcome: Outcome) -> list[PlannedRequest]:
     state = _State(conversation.effort)
     for steps, result in zip(conversation.runs, outcome.results, strict=True):
         state.instance_key = UNKNOWN_INSTANCE_KEY
-        state.connection_of = {}
         state.chained_settings = {}
         for segment in _segments(steps):
             if steps[segment[0]].get("compact"):
@@ -260,6 +258,7 @@ def _plan_segment(
     requests: Iterator[Received],
     state: _State,
 ) -> list[PlannedRequest]:
+    """The plans of one segment's requests; a failed turn's request goes to ``outcome.failed``."""
     sends = [i for i in segment if "send" in steps[i]]
     if not sends:
         for index in segment:
@@ -268,7 +267,8 @@ def _plan_segment(
     raw_messages = _load(result["steps"][segment[-1]]["snapshot"])["messages"]
     ok = [i for i in sends if not _failed(result, i)]
     position = _first_added(raw_messages, len(ok))
-    response_ids: dict[int, str] = {}
+    # assistant message index → (response id, WebSocket connection) of the response it came from
+    responses: dict[int, tuple[str, int]] = {}
     planned = []
     for index in segment:
         step = steps[index]
@@ -291,16 +291,15 @@ def _plan_segment(
                 websocket = received.transport == "websocket"
                 # a response id is known only to the connection that received it (F9)
                 ids = {
-                    i: rid
-                    for i, rid in response_ids.items()
-                    if websocket and state.connection_of.get(i) == received.connection
+                    i: response_id
+                    for i, (response_id, connection) in responses.items()
+                    if websocket and connection == received.connection
                 }
                 messages = history_messages({"messages": raw_messages[: position + 1]}, ids)
                 plan = _plan(received, messages, step=step, state=state)
                 label = f"{outcome.conversation.name}#{outcome.received.index(received) + 1}"
                 planned.append(PlannedRequest(received, plan, compare(label, plan, received.body)))
-                response_ids[position + 1] = received.response_id
-                state.connection_of[position + 1] = received.connection
+                responses[position + 1] = (received.response_id, received.connection)
             first = False
             position += 1
     return planned
