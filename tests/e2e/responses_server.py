@@ -28,6 +28,8 @@ from openai.types.responses import (
     ResponseContentPartAddedEvent,
     ResponseContentPartDoneEvent,
     ResponseCreatedEvent,
+    ResponseFunctionCallArgumentsDeltaEvent,
+    ResponseFunctionCallArgumentsDoneEvent,
     ResponseFunctionToolCall,
     ResponseIncompleteEvent,
     ResponseInProgressEvent,
@@ -195,6 +197,22 @@ def _item_events(index: int, item: OutputItem, sequence: Iterator[int]) -> Itera
                     **common,
                 }
             )
+    elif isinstance(item, ResponseFunctionToolCall):
+        assert item.id is not None
+        yield ResponseFunctionCallArgumentsDeltaEvent(
+            type="response.function_call_arguments.delta",
+            delta=item.arguments,
+            item_id=item.id,
+            output_index=index,
+            sequence_number=next(sequence),
+        )
+        yield ResponseFunctionCallArgumentsDoneEvent(
+            type="response.function_call_arguments.done",
+            arguments=item.arguments,
+            item_id=item.id,
+            output_index=index,
+            sequence_number=next(sequence),
+        )
     elif isinstance(item, ResponseOutputMessage):
         for content_index, text_part in enumerate(item.content):
             assert isinstance(text_part, ResponseOutputText)
@@ -235,6 +253,8 @@ def _in_progress(item: OutputItem) -> dict[str, Any]:
         started.pop("encrypted_content", None)
     elif isinstance(item, ResponseOutputMessage):
         started["content"] = []
+    else:
+        started["arguments"] = ""
     if "status" in started:
         started["status"] = "in_progress"
     return started

@@ -65,6 +65,7 @@ def test_a_stream_gives_the_sdk_its_final_response_and_every_summary_part() -> N
     assert kinds[-1] == "response.completed"
     assert kinds.count("response.reasoning_summary_part.done") == 2
     assert kinds.count("response.output_item.done") == 4
+    assert kinds.count("response.function_call_arguments.done") == 1
     assert [item.id for item in final.output] == ["rs_a", "rs_b", "fc_1", "msg_1"]
     assert server.received[0].transport == "sse"
 
