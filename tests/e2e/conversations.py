@@ -180,7 +180,8 @@ def bad_streams(transport: str | None) -> Conversation:
 def compaction_switch() -> Conversation:
     """Summary compaction, then a switch from ``responses.gpt-6-astra`` to ``xai.grok-4.5``."""
     turns = astra_turns()
-    turns["Summarise"] = [Turn([message("msg_summary", "The user asked about Oslo.")])]
+    # fast-agent's summary request ends with its compaction prompt
+    turns["CONTEXT CHECKPOINT COMPACTION"] = [Turn([message("msg_summary", "Asked about Oslo.")])]
     turns["grok"] = [
         Turn([reasoning("rs_grok", "G.", encrypted_content="xai-grok"), message("m_g", "G")])
     ]

@@ -306,7 +306,9 @@ def test_summary_compaction_rebaselines_and_a_switch_to_xai_replays_openai_reaso
     assert [(p.comparison.label, p.comparison.differences) for p in planned] == [
         (p.comparison.label, ()) for p in planned
     ]
-    assert len(outcome.side) == 1  # the summary request
+    assert len(outcome.side) == 1  # the summary request, answered by the scripted summary
+    first = outcome.session_dir / "history_agent.json"
+    assert "Asked about Oslo." in json.loads(first.read_text())["messages"][0]["content"][0]["text"]
     after_compaction = planned[4].received.body
     # F1: the first surviving record (the "thanks" turn, at high) is the new baseline
     assert after_compaction["reasoning"]["effort"] == "high"
