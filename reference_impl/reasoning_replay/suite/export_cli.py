@@ -11,11 +11,15 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from reasoning_replay.diagnostics import Code
-from reasoning_replay.export import RESUMABLE_WARNING, ExportMode, export_history
-from reasoning_replay.history_files import HistoryFileProblem, parse_json_file
+from reasoning_replay.export import (
+    RESUMABLE_WARNING,
+    ExportMode,
+    export_file_text,
+    export_history,
+    read_history_for_export,
+)
+from reasoning_replay.history_files import HistoryFileProblem
 from reasoning_replay.persistence import write_private_atomic
-
-from .jsontext import dumps_pretty
 
 EXIT_OK = 0
 EXIT_NOT_HISTORY = 1
@@ -64,7 +68,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as error:
         _error(err, f"cannot read {source}: {error.strerror or error}")
         return EXIT_USAGE
-    value = parse_json_file(data)
+    value = read_history_for_export(data)
     if isinstance(value, HistoryFileProblem):
         _error(err, f"{source}: {value.code.value}: {value.detail}")
         return EXIT_NOT_HISTORY
@@ -74,7 +78,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_NOT_HISTORY
     target: Path = args.output
     try:
-        write_private_atomic(target, (dumps_pretty(exported) + "\n").encode("utf-8"))
+        write_private_atomic(target, (export_file_text(exported) + "\n").encode("utf-8"))
     except OSError as error:
         _error(err, f"cannot write {target}: {error.strerror or error}")
         return EXIT_USAGE
