@@ -59,8 +59,9 @@ def export_marker(mode: ExportMode) -> dict[str, str]:
 
 def _redact_member(name: str, value: object, depth: int) -> object:
     """SPEC H6: one member of an object redacted member by member, ``depth`` levels down."""
-    if is_sensitive_name(name):
-        return replacement(name, value, redact_text)
+    written = redact_text(name)  # the name as the export writes it decides (SPEC H6)
+    if is_sensitive_name(written):
+        return replacement(written, value, redact_text)
     return redact_value(value, redact_text, depth)
 
 

@@ -180,9 +180,14 @@ def redact_value(value: object, text: Callable[[str], str], depth: int = 0) -> o
             else member
             for name, member in view.items()
         }
-    return {
-        text(name): replacement(name, member, text)
-        if is_sensitive_name(name)
-        else redact_value(member, text, depth + 1)
-        for name, member in value.items()
-    }
+    out: dict[str, object] = {}
+    for name, member in value.items():
+        # The name as written out decides (SPEC H6: a redacted name is the member's name).
+        written = text(name)
+        sensitive = is_sensitive_name(written)
+        out[written] = (
+            replacement(written, member, text)
+            if sensitive
+            else redact_value(member, text, depth + 1)
+        )
+    return out

@@ -134,7 +134,7 @@ def _value_edits(node: JNode, edits: list[_Edit]) -> None:
                 continue
             for member in current.members:
                 stack.append(member.name)
-                name, value = member.name.value, member.value
+                name, value = redact_text(member.name.value), member.value  # as written out
                 if not is_sensitive_name(name):
                     stack.append(value)
                 elif _is_replacement(value, name):
@@ -142,7 +142,7 @@ def _value_edits(node: JNode, edits: list[_Edit]) -> None:
                 elif normal_name(name) == CIPHERTEXT_NORMAL_NAME and isinstance(value, JString):
                     edits.append((value.start, value.end, _ciphertext_replacement(value.value)))
                 else:
-                    replacement = compact_json({"redacted": redact_text(name)})
+                    replacement = compact_json({"redacted": name})
                     edits.append((value.start, value.end, replacement))
 
 

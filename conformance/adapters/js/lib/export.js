@@ -90,7 +90,8 @@ const BLOCK_MEMBER_DEPTH = 6;
 
 /** H6: one member of an object redacted member by member. */
 function redactMember(name, value, depth) {
-  return isSensitiveName(name) ? replacement(name, value, redactText) : redactValue(value, redactText, depth);
+  const written = redactText(name); // the name as written out decides (H6)
+  return isSensitiveName(written) ? replacement(written, value, redactText) : redactValue(value, redactText, depth);
 }
 
 function redactReplayBlock(block) {

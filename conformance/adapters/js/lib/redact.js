@@ -142,7 +142,8 @@ export function redactValue(value, text, depth = 0) {
   const out = {};
   for (const name of Object.keys(value)) {
     const v = value[name];
-    setMember(out, text(name), isSensitiveName(name) ? replacement(name, v, text) : redactValue(v, text, depth + 1));
+    const written = text(name); // the name as written out decides (H6)
+    setMember(out, written, isSensitiveName(written) ? replacement(written, v, text) : redactValue(v, text, depth + 1));
   }
   return out;
 }

@@ -243,11 +243,11 @@ function valueEdits(node, edits) {
       }
       for (const m of cur.members) {
         stack.push(m.name);
-        const name = m.name.value;
+        const name = redactText(m.name.value); // the name as written out decides (H6)
         const v = m.value;
         if (!isSensitiveName(name) || isReplacementNode(v, name)) stack.push(v);
         else if (normalName(name) === 'encryptedcontent' && v.kind === 'string') edits.push([v.start, v.end, ciphertextReplacement(v.value)]);
-        else edits.push([v.start, v.end, stringify({ redacted: redactText(name) })]);
+        else edits.push([v.start, v.end, stringify({ redacted: name })]);
       }
     }
   }
