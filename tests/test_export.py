@@ -207,10 +207,10 @@ def test_a_record_holding_a_secret_is_redacted_and_stays_a_record() -> None:
 
 
 def test_export_keeps_number_lexemes_of_texts_it_does_not_change() -> None:
-    source = {"messages": [{"role": "user", "content": [], "channels": {"tool-data": []}}]}
     kept = '{"n":12345678901234567890123,"f":1.10, "e": 1E2}'
     changed = '{"n": 1.10, "password": "p", "m": [1e400, -0]}'
-    source["messages"][0]["channels"]["tool-data"] = [_text(kept), _text(changed)]
+    channels = {"tool-data": [_text(kept), _text(changed)]}
+    source = {"messages": [{"role": "user", "content": [], "channels": channels}]}
     blocks = redacted(source)["messages"][0]["channels"]["tool-data"]
     assert blocks == [
         _text(kept),

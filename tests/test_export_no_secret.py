@@ -155,8 +155,12 @@ def test_log_filter_never_raises_into_the_caller_and_withholds_what_it_cannot_re
     for _ in range(5000):
         deep = [deep]
     records: list[logging.LogRecord] = []
-    handler = logging.Handler()
-    handler.emit = records.append  # type: ignore[method-assign]
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    handler = Keep()
     handler.addFilter(ReplayRedactingFilter())
     logger = logging.getLogger("test_export_no_secret.filter")
     logger.addHandler(handler)
@@ -174,7 +178,7 @@ def test_log_filter_never_raises_into_the_caller_and_withholds_what_it_cannot_re
 
 
 def test_view_shaped_objects_with_ciphertext_like_values_are_not_left_alone() -> None:
-    view = {
+    view: dict[str, object] = {
         "type": "reasoning",
         "id": "rs_1",
         "fields": [],

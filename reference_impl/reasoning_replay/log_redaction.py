@@ -29,10 +29,12 @@ through that very logger)::
     # or, for one logger and whatever handlers it has:
     logging.getLogger("my_agent.provider").addFilter(ReplayRedactingFilter())
 
-What is redacted, and how: structured values by SPEC R2 (:func:`reasoning_replay.redact`, after
-turning pydantic-style SDK objects into JSON with ``model_dump(mode="json")``), and, at any depth,
-strings that are JSON texts holding sensitive members (an envelope stored as a block text, say),
-by :func:`redact_text`. Values of other types are left alone.
+What is redacted, and how: structured values by SPEC R2 (after turning pydantic-style SDK objects
+into JSON with ``model_dump(mode="json")``), and every string in them, member names included, and
+every message as a text, by the text redaction of SPEC H6 (:func:`redact_text`: what a leak scan
+finds is replaced, every other character kept). Values of other types are left alone. When
+redaction fails for any reason, the record keeps only :data:`REDACTION_FAILED` (SPEC H7): the
+caller's logging call never raises, and nothing unredacted is written.
 """
 
 from __future__ import annotations
