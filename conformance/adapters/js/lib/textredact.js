@@ -232,7 +232,7 @@ function valueEdits(node, edits) {
     if (cur.kind === 'string') {
       const r = redactText(cur.value);
       if (r !== cur.value) edits.push([cur.start, cur.end, quoteString(r)]);
-    } else if (cur.kind === 'array') stack.push(...cur.elements);
+    } else if (cur.kind === 'array') for (const e of cur.elements) stack.push(e);
     else if (cur.kind === 'object') {
       const kind = last(cur, 'type');
       if (kind !== null && kind.kind === 'string' && kind.value === 'reasoning') {
