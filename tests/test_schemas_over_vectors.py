@@ -16,7 +16,7 @@ from typing import Any, Final
 import pytest
 from reasoning_replay.cache_state import ALLOWED_EFFORTS, CACHE_STATE_CHANNEL
 from reasoning_replay.jsontext import TextRefused, parse_strict
-from reasoning_replay.redaction import DIAGNOSTIC_VIEW_MEMBERS, SENSITIVE_NAMES
+from reasoning_replay.redaction import DIAGNOSTIC_VIEW_MEMBERS, is_sensitive_name
 from reasoning_replay.resources import data_path
 from reasoning_replay.schemas import (
     CACHE_STATE_RECORD_SCHEMA_ID,
@@ -193,7 +193,7 @@ def _views(source: object, redacted: object) -> Iterator[object]:
             yield redacted
             return
         for name, value in source.items():
-            if name.lower() not in SENSITIVE_NAMES and name in redacted:
+            if not is_sensitive_name(name) and name in redacted:
                 yield from _views(value, redacted[name])
     elif isinstance(source, list) and isinstance(redacted, list):
         for value, out in zip(source, redacted, strict=False):

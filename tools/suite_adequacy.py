@@ -858,6 +858,74 @@ def m_newer_sdk_dump_refused(p: Patcher) -> None:
 # Replay (SPEC §5, ST1, ST2, D7)
 
 
+def _history_rewrite(rewrite: Callable[[dict[str, Any], Any], dict[str, Any]]) -> Apply:
+    """A mutant that rewrites the history (and its target) of `replay` and `plan` inputs."""
+
+    def apply(p: Patcher) -> None:
+        def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+            history = data.get("history")
+            if not isinstance(history, dict):
+                return call(data)
+            target = data.get("target", {}).get("provider", data.get("target_provider", "openai"))
+            return call({**data, "history": rewrite(history, target)})
+
+        p.wrap("replay", wrapper)
+        p.wrap("plan", wrapper)
+
+    return apply
+
+
+def _messages(
+    history: dict[str, Any], change: Callable[[dict[str, Any]], dict[str, Any]]
+) -> dict[str, Any]:
+    messages = history.get("messages")
+    if not isinstance(messages, list):
+        return history
+    return {**history, "messages": [change(m) if isinstance(m, dict) else m for m in messages]}
+
+
+def _no_provider(message: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in message.items() if k != "provider"}
+
+
+@mutant("P4", "an item of another issuer is sent: issuers are not compared")
+def m_issuer_not_compared(p: Patcher) -> None:
+    _history_rewrite(lambda h, _t: _messages(_no_provider(h), _no_provider))(p)
+
+
+@mutant("P4", "the history's provider is ignored for messages that record none")
+def m_history_provider_ignored(p: Patcher) -> None:
+    _history_rewrite(lambda h, _t: _no_provider(h))(p)
+
+
+@mutant("P4", "codex and openai are taken for one issuer")
+def m_codex_is_openai(p: Patcher) -> None:
+    def alias(h: dict[str, Any], target: Any) -> dict[str, Any]:
+        def one(m: dict[str, Any]) -> dict[str, Any]:
+            both = m.get("provider") in ("openai", "codex") and target in ("openai", "codex")
+            return {**m, "provider": target} if both else m
+
+        return _messages(h, one)
+
+    _history_rewrite(alias)(p)
+
+
+@mutant("P4", "an item whose issuer is unknown is not sent")
+def m_unknown_issuer_dropped(p: Patcher) -> None:
+    def unknown(h: dict[str, Any], _target: Any) -> dict[str, Any]:
+        fallback = h.get("provider")
+        if not (isinstance(fallback, str) and fallback):
+            fallback = "unknown-issuer"
+
+        def one(m: dict[str, Any]) -> dict[str, Any]:
+            recorded = m.get("provider")
+            return m if isinstance(recorded, str) and recorded else {**m, "provider": fallback}
+
+        return _messages(h, one)
+
+    _history_rewrite(unknown)(p)
+
+
 @mutant("P2", "a message's replay items come after its own items")
 def m_reasoning_after_own_items(p: Patcher) -> None:
     original = provider_input._own_items
@@ -1224,32 +1292,37 @@ def m_dedupe_reverse_order(p: Patcher) -> None:
 
 @mutant("R2", "sensitive names are compared case-sensitively")
 def m_names_case_sensitive(p: Patcher) -> None:
-    p.set(redaction, "_ascii_lower", lambda name: name)
+    p.set(redaction, "normal_name", lambda name: name.replace("-", "").replace("_", ""))
 
 
-@mutant("R2", "sensitive names match as substrings")
-def m_names_substrings(p: Patcher) -> None:
-    names = redaction.SENSITIVE_NAMES
+@mutant("R2", "separators are kept in a name's normal form")
+def m_names_separators_kept(p: Patcher) -> None:
+    p.set(redaction, "normal_name", lambda name: name.lower() if name.isascii() else name)
 
-    class Substrings(frozenset[str]):
-        def __contains__(self, name: object) -> bool:
-            return isinstance(name, str) and any(n in name for n in names)
 
-    p.set(redaction, "SENSITIVE_NAMES", Substrings(names))
+@mutant("R2", "the suffixes token and auth match anywhere in a name, as fragments")
+def m_names_suffixes_as_fragments(p: Patcher) -> None:
+    p.set(redaction, "SENSITIVE_SUFFIXES", ())
+    p.set(redaction, "SENSITIVE_FRAGMENTS", (*redaction.SENSITIVE_FRAGMENTS, "token", "auth"))
+
+
+@mutant("R2", "only the listed fragments count, not the suffixes")
+def m_names_no_suffixes(p: Patcher) -> None:
+    p.set(redaction, "SENSITIVE_SUFFIXES", ())
 
 
 @mutant("R2", "names are lowercased with full Unicode case folding")
 def m_names_casefold(p: Patcher) -> None:
-    p.set(redaction, "_ascii_lower", lambda name: name.casefold())
+    p.set(redaction, "normal_name", lambda name: name.casefold().replace("-", "").replace("_", ""))
 
 
 @mutant("R2", "a non-string value under a sensitive name is kept")
 def m_non_string_sensitive_kept(p: Patcher) -> None:
-    original = redaction._replacement
+    original = redaction.replacement
     p.set(
         redaction,
-        "_replacement",
-        lambda name, value: original(name, value) if isinstance(value, str) else value,
+        "replacement",
+        lambda name, value, text: original(name, value, text) if isinstance(value, str) else value,
     )
 
 
@@ -1259,8 +1332,8 @@ def m_no_diagnostic_view(p: Patcher) -> None:
         redaction,
         "redact_reasoning_replay_for_diagnostics",
         lambda value: {
-            name: redaction._replacement(name, member)
-            if redaction._ascii_lower(name) in redaction.SENSITIVE_NAMES
+            name: redaction.replacement(name, member, str)
+            if redaction.is_sensitive_name(name)
             or name in ("encrypted_content", "summary", "content")
             else member
             for name, member in value.items()
@@ -2142,13 +2215,33 @@ def m_outer_whitespace_refused(p: Patcher) -> None:
 
 @mutant("R2", "redacted objects have their members sorted")
 def m_redacted_members_sorted(p: Patcher) -> None:
-    original = redaction.redact
+    # Member order shows only in text: a redacted export's rewritten text blocks (H6). The
+    # runner compares JSON values ignoring member order, so the `redact` operation cannot show it.
+    def sort_texts(value: Any) -> Any:
+        if isinstance(value, list):
+            return [sort_texts(v) for v in value]
+        if not isinstance(value, dict):
+            return value
+        out = {k: sort_texts(v) for k, v in value.items()}
+        text = out.get("text")
+        if out.get("type") == "text" and isinstance(text, str) and text.startswith("{"):
+            try:
+                parsed = json.loads(text)
+            except ValueError:
+                return out
+            if isinstance(parsed, dict):
+                out["text"] = json.dumps(
+                    parsed, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+                )
+        return out
 
-    def mutated(value: object) -> object:
-        out = original(value)
-        return dict(sorted(out.items())) if isinstance(out, dict) else out
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None or data.get("mode") != "redacted":
+            return result
+        return OperationResult(output=sort_texts(result.output))
 
-    p.everywhere(original, mutated)
+    p.wrap("export", wrapper)
 
 
 @mutant("D7", "xAI also drops the ids of replayed reasoning items")
