@@ -17,13 +17,13 @@ from reasoning_replay.export import (
     REDACTED_NOTE,
     RESUMABLE_WARNING,
     ExportMode,
-    compact_json,
     export_history,
     redacted_record_text,
 )
 from reasoning_replay.operations import dispatch
 from reasoning_replay.reader import parse_reasoning_replay_envelope
 from reasoning_replay.suite.cli import main
+from reasoning_replay.text_redaction import compact_json
 
 SECRET_1 = "gAAAA-secret-one"
 SECRET_2 = "gAAAA-secret-two"
@@ -156,13 +156,20 @@ def test_every_replay_block_of_a_redacted_export_reads_as_redacted_record() -> N
     assert records[2]["view"] is None and records[3]["view"] is None
 
 
-def test_other_channels_and_members_are_redacted_but_texts_kept() -> None:
+def test_other_channels_are_redacted_in_place_and_other_texts_kept() -> None:
     message = redacted(history())["messages"][1]
     compaction = json.loads(message["channels"]["openai-compaction"][0]["text"])
     assert compaction["encrypted_content"]["redacted"] == "encrypted_content"
-    assert message["channels"]["openai-compaction"][0]["text"].startswith('{"type":"compaction"')
+    assert message["channels"]["openai-compaction"][0]["text"].startswith('{"type": "compaction"')
     assert message["channels"]["reasoning"] == [_text("Plan é")]
     assert message["content"] == [_text("hello")]
+
+
+def test_compact_text_uses_c3_escapes_and_escapes_lone_surrogates() -> None:
+    assert compact_json({"a": ['é\n\u2028\x7f"\\', None, 1]}) == (
+        '{"a":["é\\n\u2028\x7f\\"\\\\",null,1]}'
+    )
+    assert compact_json("x\ud800") == '"x\\ud800"'
 
 
 def test_drop_display_reasoning() -> None:
@@ -196,27 +203,19 @@ def test_a_record_holding_a_secret_is_redacted_and_stays_a_record() -> None:
     assert parse_reasoning_replay_envelope(text).code is Code.REDACTED_RECORD
 
 
-# --- compact text --------------------------------------------------------------------------------
+# --- bytes kept (SPEC H6) -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("value", "text"),
-    [
-        (1.0, "1"),
-        (-0.0, "0"),
-        (100.0, "100"),
-        (1.5e-7, "1.5e-7"),
-        (1e-6, "0.000001"),
-        (1e21, "1e+21"),
-        (123.456, "123.456"),
-        (12345678901234567890, "12345678901234567000"),
-        (2**53, "9007199254740992"),
-        ('é\n\u2028\x7f"\\', '"é\\n\u2028\x7f\\"\\\\"'),
-        ({"a": [True, None]}, '{"a":[true,null]}'),
-    ],
-)
-def test_compact_text_uses_c3_escapes_and_ecmascript_numbers(value: object, text: str) -> None:
-    assert compact_json(value) == text
+def test_export_keeps_number_lexemes_of_texts_it_does_not_change() -> None:
+    kept = '{"n":12345678901234567890123,"f":1.10, "e": 1E2}'
+    changed = '{"n": 1.10, "password": "p", "m": [1e400, -0]}'
+    channels = {"tool-data": [_text(kept), _text(changed)]}
+    source = {"messages": [{"role": "user", "content": [], "channels": channels}]}
+    blocks = redacted(source)["messages"][0]["channels"]["tool-data"]
+    assert blocks == [
+        _text(kept),
+        _text('{"n": 1.10, "password": {"redacted":"password"}, "m": [1e400, -0]}'),
+    ]
 
 
 def test_a_channel_text_with_an_overflowing_number_is_kept_verbatim() -> None:

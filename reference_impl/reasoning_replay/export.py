@@ -1,49 +1,35 @@
 """History exports (SPEC H6) and redacted records (SPEC H2): a history value in, its export out.
 
-Pure functions only; reading and writing files is the CLI's job (``conformance export``).
+Pure functions only; reading and writing files is the CLI's job (``conformance export``). What a
+redacted export changes, and how, is SPEC H6's to say; this module follows it:
 
-Where SPEC H2/H6 leave a choice, this module decides it as follows (the export vectors pin each):
-
-* The shape of SPEC H1 is checked as the validator checks it (:mod:`.history_files`): a history
-  that does not have it is ``history_malformed``, in either mode.
-* The view of a replay block is computed only when its text passes E6 steps 1–5 (it then has a
-  JSON value): the envelope's ``item`` when that is an object, else the value itself when it is
-  an object with ``encrypted_content``, else ``null``.
-* A replay block that is not a text block becomes a text block holding the redacted record
-  ``was: "block_not_text"``, ``view: null``. A text block keeps its other members, redacted (R2).
-* A replay block that already reads as ``redacted_record`` stays a redacted record: its value is
-  redacted (R2) and written compactly, so exporting a redacted export changes nothing.
-* In the other channels, a text is "a JSON object" when it passes E6 steps 1–5 (an I-JSON text,
-  the reader's own definition) and its value is an object whose numbers are all finite binary64
-  values; every other text is kept verbatim. The display channel ``reasoning`` is kept verbatim
-  (its blocks redacted structurally, which never changes a text) unless dropped; dropping removes
-  the ``reasoning`` member of ``channels``. Message ``content`` texts are never parsed.
-* Everything else is redacted by R2 member by member: each message's members other than
-  ``channels`` and the top-level members other than ``messages`` (a sensitive name is replaced,
-  any other member redacted recursively; a message is never itself taken for a reasoning item).
-* Compact text (redacted records, redacted channel texts): no whitespace, members in order,
-  strings escaped as SPEC C3 escapes them, numbers as ECMAScript's ``Number::toString`` writes
-  their binary64 value (RFC 8785 §3.2.2.3).
-* The marker member ``reasoning_replay_export`` is always last; one found in the input (an export
-  exported again) is replaced. ``drop_display_reasoning`` applies to redacted mode only: a
-  resumable export is the history as stored.
+* replay blocks become redacted records (:func:`redacted_record_text`);
+* everything else is redacted by SPEC R2 with every string it keeps, member names included,
+  redacted as a text (:func:`.text_redaction.redact_text`), except that the file, its messages and
+  their ``channels`` are redacted member by member (never taken for a reasoning item);
+* the display channel ``reasoning`` is dropped on request; the marker is always last.
 """
 
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Mapping
-from decimal import Decimal
+from collections.abc import Iterator
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
 from .diagnostics import Code
 from .envelope import DISPLAY_CHANNEL, REDACTED_SCHEMA_NAME, REPLAY_CHANNEL
-from .history_files import HistoryFileProblem, history_from_value
+from .history_files import HistoryFileProblem, history_from_value, parse_json_file
 from .jsontext import TextRefused, parse_strict
 from .reader import parse_reasoning_replay_envelope
-from .redaction import redact, redact_reasoning_replay_for_diagnostics
+from .redaction import (
+    is_sensitive_name,
+    redact_reasoning_replay_for_diagnostics,
+    redact_value,
+    replacement,
+)
+from .text_redaction import compact_json, json_string, redact_text
 
 
 class ExportMode(StrEnum):
@@ -68,84 +54,15 @@ def export_marker(mode: ExportMode) -> dict[str, str]:
     return {"mode": "redacted", "note": REDACTED_NOTE}
 
 
-# --- compact text -----------------------------------------------------------------------------
-
-
-class _NotJsonNumber(ValueError):
-    """A number binary64 cannot hold (an overflowing literal): the text is kept verbatim."""
-
-
-def _es_number(number: int | float) -> str:
-    """ECMAScript ``Number::toString`` of the binary64 value of ``number`` (RFC 8785 §3.2.2.3)."""
-    if isinstance(number, int) and -(2**53) <= number <= 2**53:
-        return str(number)
-    try:
-        value = float(number)
-    except OverflowError:
-        raise _NotJsonNumber from None
-    if not math.isfinite(value):
-        raise _NotJsonNumber
-    if value == 0:
-        return "0"  # -0 too
-    sign = "-" if value < 0 else ""
-    # repr gives the shortest digits that round-trip, as ECMAScript requires.
-    decimal = Decimal(repr(abs(value))).normalize()
-    _, digit_tuple, exponent = decimal.as_tuple()
-    assert isinstance(exponent, int)
-    digits = "".join(map(str, digit_tuple))
-    k = len(digits)
-    n = exponent + k  # value = 0.digits × 10^n
-    if k <= n <= 21:
-        text = digits + "0" * (n - k)
-    elif 0 < n <= 21:
-        text = digits[:n] + "." + digits[n:]
-    elif -6 < n <= 0:
-        text = "0." + "0" * -n + digits
-    else:
-        e = n - 1
-        mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
-        text = f"{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
-    return sign + text
-
-
-def compact_json(value: object) -> str:
-    """Compact JSON text of a JSON value: SPEC C3 string escapes, ECMAScript number forms.
-
-    Raises ``ValueError`` for a number binary64 cannot hold.
-    """
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, str):
-        # Python's encoder escapes exactly what SPEC C3 escapes (see writer.canonical_json).
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, int | float):
-        return _es_number(value)
-    if isinstance(value, Mapping):
-        members = (f"{compact_json(name)}:{compact_json(member)}" for name, member in value.items())
-        return "{" + ",".join(members) + "}"
-    if isinstance(value, list | tuple):
-        return "[" + ",".join(compact_json(element) for element in value) + "]"
-    raise TypeError(f"{type(value).__name__} is not a JSON value")
-
-
 # --- SPEC H2 redacted records -----------------------------------------------------------------
 
 
-def _redact_member(name: str, value: object) -> object:
-    """SPEC R2 rule 2 for one member of an object that is redacted member by member.
-
-    A one-member object without ``type`` is never a reasoning item, so its redaction replaces a
-    sensitive member and redacts any other, exactly as in the object the member belongs to.
-    """
-    if name == "type":
-        return redact(value)
-    redacted = redact({name: value})
-    assert isinstance(redacted, dict)
-    return redacted[name]
+def _redact_member(name: str, value: object, depth: int) -> object:
+    """SPEC H6: one member of an object redacted member by member, ``depth`` levels down."""
+    written = redact_text(name)  # the name as the export writes it decides (SPEC H6)
+    if is_sensitive_name(written):
+        return replacement(written, value, redact_text)
+    return redact_value(value, redact_text, depth)
 
 
 def _is_text_block(block: object) -> bool:
@@ -178,20 +95,20 @@ def redacted_record_text(text: str) -> str:
     """SPEC H2: the text replacing a replay block whose text is ``text``."""
     verdict = parse_reasoning_replay_envelope(text)
     if verdict.item is not None:
-        return compact_json(
-            redacted_record("resumable", redact_reasoning_replay_for_diagnostics(verdict.item))
-        )
+        item_view = redact_reasoning_replay_for_diagnostics(verdict.item)
+        return redact_text(compact_json(redacted_record("resumable", item_view)))
     assert verdict.code is not None
-    value = parse_strict(text)
-    if isinstance(value, TextRefused):  # E6 steps 1–5: no JSON value, so no view
-        return compact_json(redacted_record(verdict.code.value, None))
     if verdict.code is Code.REDACTED_RECORD:
-        # Already a redacted record (a redacted export exported again): keep it, redacted.
-        try:
-            return compact_json(redact(value))
-        except ValueError:
-            return compact_json(redacted_record(verdict.code.value, None))
-    return compact_json(redacted_record(verdict.code.value, _view_of_value(value)))
+        return redact_text(text)  # a redacted export exported again: kept, as any text is
+    value = parse_strict(text)
+    view = None if isinstance(value, TextRefused) else _view_of_value(value)  # E6 steps 1–5
+    return redact_text(compact_json(redacted_record(verdict.code.value, view)))
+
+
+# Depths (arrays and objects around a value, SPEC R2) of the parts of a history (SPEC H1).
+_MESSAGE_MEMBER_DEPTH: Final = 3  # file object, messages array, message object
+_CHANNEL_DEPTH: Final = 4  # ... and the channels object
+_BLOCK_MEMBER_DEPTH: Final = 6  # ... and the blocks array, the block object
 
 
 def _redact_replay_block(block: object) -> object:
@@ -200,31 +117,9 @@ def _redact_replay_block(block: object) -> object:
         return {"type": "text", "text": record}
     assert isinstance(block, dict)
     return {
-        name: redacted_record_text(member) if name == "text" else _redact_member(name, member)
-        for name, member in block.items()
-    }
-
-
-# --- SPEC H6 redacted mode --------------------------------------------------------------------
-
-
-def _redacted_text(text: str) -> str:
-    """R2 for a channel text: the compact redaction of a JSON object text, else the text."""
-    value = parse_strict(text)
-    if not isinstance(value, dict):
-        return text
-    try:
-        return compact_json(redact(value))
-    except ValueError:  # a number binary64 cannot hold: not an I-JSON value after all
-        return text
-
-
-def _redact_channel_block(block: object) -> object:
-    if not _is_text_block(block):
-        return redact(block)
-    assert isinstance(block, dict)
-    return {
-        name: _redacted_text(member) if name == "text" else _redact_member(name, member)
+        redact_text(name): redacted_record_text(member)
+        if name == "text"
+        else _redact_member(name, member, _BLOCK_MEMBER_DEPTH)
         for name, member in block.items()
     }
 
@@ -234,19 +129,16 @@ def _redact_channels(channels: dict[str, Any], *, drop_display_reasoning: bool) 
     for name, blocks in channels.items():
         if name == REPLAY_CHANNEL:
             out[name] = [_redact_replay_block(block) for block in blocks]
-        elif name == DISPLAY_CHANNEL:
-            if not drop_display_reasoning:
-                out[name] = redact(blocks)  # R2 never changes a string: the text is kept
-        else:
-            out[name] = [_redact_channel_block(block) for block in blocks]
+        elif name != DISPLAY_CHANNEL or not drop_display_reasoning:
+            out[redact_text(name)] = redact_value(blocks, redact_text, _CHANNEL_DEPTH)
     return out
 
 
 def _redact_message(message: dict[str, Any], *, drop_display_reasoning: bool) -> dict[str, Any]:
     return {
-        name: _redact_channels(member, drop_display_reasoning=drop_display_reasoning)
+        redact_text(name): _redact_channels(member, drop_display_reasoning=drop_display_reasoning)
         if name == "channels" and isinstance(member, dict)
-        else _redact_member(name, member)
+        else _redact_member(name, member, _MESSAGE_MEMBER_DEPTH)
         for name, member in message.items()
     }
 
@@ -273,6 +165,78 @@ def export_history(
                 for message in member
             ]
         else:
-            exported[name] = _redact_member(name, member)
+            exported[redact_text(name)] = _redact_member(name, member, 1)
     exported[EXPORT_MARKER] = export_marker(mode)
     return exported
+
+
+# --- the export file: SPEC H6 keeps every number as written -------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NumberLexeme:
+    """A number of a history file exactly as the file writes it (SPEC H6)."""
+
+    text: str
+
+
+def read_history_for_export(data: bytes) -> object | HistoryFileProblem:
+    """A history file's JSON value with its numbers as :class:`NumberLexeme`, or its problem.
+
+    The verdict is the validator's (SPEC H3): the same file is refused alike.
+    """
+    problem = parse_json_file(data)
+    if isinstance(problem, HistoryFileProblem):
+        return problem
+    try:
+        value: object = json.loads(data, parse_int=NumberLexeme, parse_float=NumberLexeme)
+    except RecursionError:  # SPEC E4.2 for files: a finding, never an exception
+        return HistoryFileProblem(
+            Code.HISTORY_MALFORMED, "not JSON this exporter can hold: nesting too deep"
+        )
+    return value
+
+
+def _scalar_text(value: object) -> str:
+    if isinstance(value, NumberLexeme):
+        return value.text
+    if isinstance(value, str):
+        return json_string(value)
+    return json.dumps(value)
+
+
+def export_file_text(value: object) -> str:
+    """The text of an export file: ``value`` indented by two spaces, numbers as read (SPEC H6).
+
+    Iterative, so that a value as deep as the file it was read from is written whole.
+    """
+    pieces: list[str] = []
+    # Each open container: its (prefix, member) pairs, its level, its closing bracket, and
+    # whether a member was written yet.
+    stack: list[tuple[Iterator[tuple[str, object]], int, str, list[bool]]] = []
+
+    def open_value(member: object, level: int) -> None:
+        if isinstance(member, dict) and member:
+            pieces.append("{")
+            pairs = ((json_string(str(name)) + ": ", item) for name, item in member.items())
+            stack.append((pairs, level + 1, "}", [False]))
+        elif isinstance(member, list) and member:
+            pieces.append("[")
+            stack.append(((("", item) for item in member), level + 1, "]", [False]))
+        elif isinstance(member, dict | list):
+            pieces.append("{}" if isinstance(member, dict) else "[]")
+        else:
+            pieces.append(_scalar_text(member))
+
+    open_value(value, 0)
+    while stack:
+        pairs, level, closing, written = stack[-1]
+        pair = next(pairs, None)
+        if pair is None:
+            stack.pop()
+            pieces.append("\n" + "  " * (level - 1) + closing)
+            continue
+        pieces.append(("", ",")[written[0]] + "\n" + "  " * level + pair[0])
+        written[0] = True
+        open_value(pair[1], level)
+    return "".join(pieces)

@@ -29,10 +29,12 @@ through that very logger)::
     # or, for one logger and whatever handlers it has:
     logging.getLogger("my_agent.provider").addFilter(ReplayRedactingFilter())
 
-What is redacted, and how: structured values by SPEC R2 (:func:`reasoning_replay.redact`, after
-turning pydantic-style SDK objects into JSON with ``model_dump(mode="json")``), and, at any depth,
-strings that are JSON texts holding sensitive members (an envelope stored as a block text, say),
-by :func:`redact_text`. Values of other types are left alone.
+What is redacted, and how: structured values by SPEC R2 (after turning pydantic-style SDK objects
+into JSON with ``model_dump(mode="json")``), and every string in them, member names included, and
+every message as a text, by the text redaction of SPEC H6 (:func:`redact_text`: what a leak scan
+finds is replaced, every other character kept). Values of other types are left alone. When
+redaction fails for any reason, the record keeps only :data:`REDACTION_FAILED` (SPEC H7): the
+caller's logging call never raises, and nothing unredacted is written.
 """
 
 from __future__ import annotations
@@ -43,93 +45,48 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from .redaction import redact
-from .scan import CIPHERTEXT_NAME, MAY_HOLD, EmbeddedFragment, EmbeddedValue, embedded_parts
+from .redaction import MAX_REDACTION_DEPTH, NESTING_REPLACEMENT, redact_value
+from .text_redaction import redact_text
 
 # Attributes every LogRecord has; anything else on a record came from ``extra=`` (or a filter).
 _STANDARD_ATTRIBUTES: Final = frozenset(
     logging.LogRecord("", 0, "", 0, "", None, None).__dict__
 ) | {"message", "asctime", "taskName"}
-_DECODER: Final = json.JSONDecoder()
 _EXCEPTION_FORMATTER: Final = logging.Formatter()
 _COMPACT: Final = (",", ":")
+# SPEC H7: what a record says when redacting it failed; nothing of the record is kept.
+REDACTION_FAILED: Final = "[log record withheld: reasoning-replay redaction failed]"
+
+__all__ = [
+    "REDACTION_FAILED",
+    "ReplayRedactingFilter",
+    "ReplayRedactingJsonFormatter",
+    "redact_record",
+    "redact_structure",
+    "redact_text",
+    "to_json_value",
+]
 
 
-def _fragment_replacement(fragment: EmbeddedFragment) -> str:
-    """The R2 replacement object for a fragment's value, as JSON text at the fragment's escape
-    level (a truncated value cannot be measured: the plain ``{"redacted": ...}`` form)."""
-    value = fragment.fragment.value
-    if fragment.fragment.terminated and value is not None:
-        text = _dump(redact({CIPHERTEXT_NAME: value})[CIPHERTEXT_NAME])  # type: ignore[index]
-    else:
-        text = _dump({"redacted": CIPHERTEXT_NAME})
-    levels = (fragment.backslashes + 1).bit_length() - 1
-    for _ in range(levels):
-        text = json.dumps(text)[1:-1]
-    return text
-
-
-def to_json_value(value: object) -> object:
+def to_json_value(value: object, depth: int = 0) -> object:
     """``value`` as plain JSON-like data: SDK objects dumped, mappings with string keys, tuples as
-    lists; strings that hold replay material as JSON text redacted (:func:`redact_text`)."""
+    lists; containers deeper than SPEC R2's bound replaced as R2 replaces them."""
     model_dump = getattr(value, "model_dump", None)
     if callable(model_dump) and not isinstance(value, type):
         value = model_dump(mode="json")
+    if isinstance(value, Mapping | list | tuple) and depth >= MAX_REDACTION_DEPTH:
+        return {"redacted": NESTING_REPLACEMENT}
     if isinstance(value, Mapping):
-        return {str(name): to_json_value(member) for name, member in value.items()}
+        return {str(name): to_json_value(member, depth + 1) for name, member in value.items()}
     if isinstance(value, list | tuple):
-        return [to_json_value(element) for element in value]
-    if isinstance(value, str):
-        return redact_text(value)
+        return [to_json_value(element, depth + 1) for element in value]
     return value
 
 
 def redact_structure(value: object) -> object:
-    """SPEC H7: the R2 redaction of structured data bound for a log (JSON in strings included)."""
-    return redact(to_json_value(value))
-
-
-def _dump(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=_COMPACT)
-
-
-def redact_text(text: str) -> str:
-    """A text with the replay material in its JSON redacted (SPEC H7, R2); other text unchanged.
-
-    A text that is one JSON value is redacted and dumped again (compact) when redaction changes
-    it. Otherwise each JSON value embedded in it (from a ``{`` or ``[``) is replaced likewise, and
-    the string value of each remaining ``"encrypted_content": "..."`` fragment, at any escape
-    level, is replaced by its R2 replacement object written at that level (an unterminated one,
-    up to the end of the text, by ``{"redacted": "encrypted_content"}``). A text without replay
-    material is returned unchanged (the very same object).
-    """
-    if MAY_HOLD.search(text) is None:
-        return text
-    try:
-        whole = json.loads(text)
-    except (ValueError, RecursionError):
-        return _redact_embedded(text)
-    redacted = redact_structure(whole)
-    return text if redacted == whole else _dump(redacted)
-
-
-def _redact_embedded(text: str) -> str:
-    pieces: list[str] = []
-    copied = 0
-    for part in embedded_parts(text, _DECODER):
-        if isinstance(part, EmbeddedValue):
-            redacted = redact_structure(part.value)
-            if redacted != part.value:
-                pieces += (text[copied : part.start], _dump(redacted))
-                copied = part.end
-            continue
-        opening_quote = part.value_start - part.backslashes - 1
-        pieces += (text[copied:opening_quote], _fragment_replacement(part))
-        copied = part.fragment.end  # an unterminated value: hidden up to the end of the text
-    if not pieces:
-        return text
-    pieces.append(text[copied:])
-    return "".join(pieces)
+    """SPEC H7: the R2 redaction of structured data bound for a log, every string in it (member
+    names too) redacted as a text (SPEC H6)."""
+    return redact_value(to_json_value(value), redact_text)
 
 
 def _is_structured(value: object) -> bool:
@@ -180,6 +137,20 @@ def redact_record(record: logging.LogRecord) -> None:
         record.msg, record.args = redacted, ()
 
 
+def redact_record_or_withhold(record: logging.LogRecord) -> None:
+    """SPEC H7: :func:`redact_record`, and when that fails for any reason, a record that keeps
+    nothing but :data:`REDACTION_FAILED`, so that the caller's logging goes on and no secret is
+    written."""
+    try:
+        redact_record(record)
+    except Exception:  # whatever broke, the record must not be written as it was
+        for name in list(vars(record)):
+            if name not in _STANDARD_ATTRIBUTES:
+                delattr(record, name)
+        record.msg, record.args = REDACTION_FAILED, ()
+        record.exc_info = record.exc_text = record.stack_info = None
+
+
 def _redact_mapping_args(args: Mapping[str, Any]) -> dict[str, Any]:
     # ``logger.info("%(user)s", {...})``: keep the mapping's keys so the format still works.
     redacted = redact_structure(args)
@@ -196,7 +167,7 @@ class ReplayRedactingFilter(logging.Filter):
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        redact_record(record)
+        redact_record_or_withhold(record)
         return True
 
 
@@ -210,7 +181,14 @@ class ReplayRedactingJsonFormatter(logging.Formatter):
     """
 
     def format(self, record: logging.LogRecord) -> str:
-        redact_record(record)  # idempotent: a no-op on a record the filter already redacted
+        try:
+            return self._format(record)
+        except Exception:  # SPEC H7: a line that says so, never the record as it was
+            document = {"level": record.levelname, "logger": record.name}
+            return json.dumps({**document, "message": REDACTION_FAILED}, ensure_ascii=True)
+
+    def _format(self, record: logging.LogRecord) -> str:
+        redact_record_or_withhold(record)  # idempotent: no-op on a record already redacted
         document: dict[str, object] = {
             "time": datetime.fromtimestamp(record.created, UTC).isoformat(),
             "level": record.levelname,

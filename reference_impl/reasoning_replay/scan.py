@@ -46,6 +46,7 @@ from typing import Final
 
 from .diagnostics import Code
 from .envelope import SCHEMA_NAME
+from .jsonspans import JArray, JMember, JNode, JObject, JString, parse_at, parse_whole
 from .safe_files import NotARegularFileError, open_regular
 from .telemetry import utf8_bytes
 
@@ -64,30 +65,17 @@ CANDIDATE: Final = re.compile(r"[{\[]|" + _FRAGMENT, re.IGNORECASE | re.ASCII)
 FRAGMENT_HEAD: Final = re.compile(_FRAGMENT, re.IGNORECASE | re.ASCII)
 MAX_DECODE_FAILURES: Final = 64
 _JSON_SPACE: Final = " \t\n\r"
-_DECODER: Final = json.JSONDecoder()
-
-
-class _Members(tuple[tuple[str, object], ...]):
-    """A decoded JSON object as its (name, value) pairs, duplicates kept, in text order."""
-
-    __slots__ = ()
-
-
-def _pairs(pairs: list[tuple[str, object]]) -> _Members:
-    return _Members(pairs)
-
-
-_PAIRS_DECODER: Final = json.JSONDecoder(object_pairs_hook=_pairs)
 
 
 _ASCII_LOWER: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 def _ascii_lower(name: str) -> str:
-    return name.translate(_ASCII_LOWER)  # SPEC H8: "in any ASCII case", as R2
+    return name.translate(_ASCII_LOWER)  # SPEC H8: "in any ASCII case"
 
 
-def _is_ciphertext_name(name: str) -> bool:
+def is_ciphertext_name(name: str) -> bool:
+    """SPEC H8: a member name that is ``encrypted_content`` in some ASCII case."""
     return _ascii_lower(name) == CIPHERTEXT_NAME
 
 
@@ -97,25 +85,41 @@ def sha256_prefix(value: str) -> str:
     return hashlib.sha256(utf8_bytes(value)).hexdigest()[:SHA256_PREFIX_HEX]
 
 
-def _holds_ciphertext(value: object) -> bool:
-    stack = [value]
+def _holds_ciphertext(value: JNode) -> bool:
+    stack: list[JNode] = [value]
     while stack:
         current = stack.pop()
-        if isinstance(current, _Members):
-            for name, member in current:
-                if _is_ciphertext_name(name) and isinstance(member, str) and member:
+        if isinstance(current, JObject):
+            for member in current.members:
+                if _is_ciphertext_string(member, minimum=1):
                     return True
-                stack.append(member)
-        elif isinstance(current, list):
-            stack.extend(current)
+                stack.append(member.value)
+        elif isinstance(current, JArray):
+            stack.extend(current.elements)
     return False
 
 
-def _is_envelope(value: object) -> bool:
+def _is_ciphertext_string(member: JMember, minimum: int) -> bool:
+    found = member.value
+    return (
+        is_ciphertext_name(member.name.value)
+        and isinstance(found, JString)
+        and len(found.value) >= minimum
+    )
+
+
+def _is_schema_name(member: JMember) -> bool:
+    found = member.value
+    return (
+        member.name.value == "schema" and isinstance(found, JString) and found.value == SCHEMA_NAME
+    )
+
+
+def is_envelope(value: JNode) -> bool:
     """SPEC H8 with E1: an object named by the envelope schema that carries a ciphertext."""
     return (
-        isinstance(value, _Members)
-        and any(name == "schema" and member == SCHEMA_NAME for name, member in value)
+        isinstance(value, JObject)
+        and any(_is_schema_name(m) for m in value.members)
         and _holds_ciphertext(value)
     )
 
@@ -127,33 +131,27 @@ class _Found:
     value: str
 
 
-def _values_in(value: object) -> Iterator[str]:
-    """The replay material in a decoded JSON value, in order of appearance (depth first)."""
-    stack: list[object] = [value]
+def _values_in(value: JNode) -> Iterator[str]:
+    """The replay material in a JSON value read from a text, in order of appearance."""
+    stack: list[JNode | _Found] = [value]
     while stack:
         current = stack.pop()
-        if isinstance(current, _Members):
-            pending: list[object] = []
-            for name, member in current:
-                if _is_ciphertext_name(name) and isinstance(member, str):
-                    if len(member) >= MIN_CIPHERTEXT_CHARS:
-                        pending.append(_Found(member))
+        if isinstance(current, JObject):
+            pending: list[JNode | _Found] = []
+            for member in current.members:
+                found = member.value
+                if is_ciphertext_name(member.name.value) and isinstance(found, JString):
+                    if len(found.value) >= MIN_CIPHERTEXT_CHARS:
+                        pending.append(_Found(found.value))
                 else:
-                    pending.append(member)
+                    pending.append(found)
             stack.extend(reversed(pending))
-        elif isinstance(current, list):
-            stack.extend(reversed(current))
+        elif isinstance(current, JArray):
+            stack.extend(reversed(current.elements))
         elif isinstance(current, _Found):
             yield current.value
-        elif isinstance(current, str):
-            yield from material_in_text(current)
-
-
-def _decoded(text: str) -> tuple[bool, object]:
-    try:
-        return True, _PAIRS_DECODER.decode(text)
-    except (ValueError, RecursionError):
-        return False, None
+        elif isinstance(current, JString):
+            yield from material_in_text(current.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,11 +222,11 @@ def _unescape(raw: str, backslashes: int) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class EmbeddedValue:
-    """A JSON value decoded from ``text[start:end]`` of a text that is not one JSON value."""
+    """A JSON value read from ``text[start:end]`` of a text that is not one JSON value."""
 
     start: int
     end: int
-    value: object
+    value: JNode
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,28 +239,26 @@ class EmbeddedFragment:
     fragment: Fragment
 
 
-def embedded_parts(
-    text: str, decoder: json.JSONDecoder = _PAIRS_DECODER
-) -> Iterator[EmbeddedValue | EmbeddedFragment]:
+def embedded_parts(text: str) -> Iterator[EmbeddedValue | EmbeddedFragment]:
     """JSON values and member fragments embedded in a text, left to right, not overlapping.
 
-    Decoding is tried at each ``{`` and ``[``, at most :data:`MAX_DECODE_FAILURES` failed times
-    per text; after that only fragments are looked for, so that a hostile line (``[[[[...``)
-    costs linear time, not quadratic.
+    A value is read (:func:`.jsonspans.parse_at`) at each ``{`` and ``[``, at most
+    :data:`MAX_DECODE_FAILURES` failed times per text; after that only fragments are looked for,
+    so that a hostile line (``[[[[...``) costs linear time, not quadratic.
     """
     position = failures = 0
     pattern = CANDIDATE
     while (match := pattern.search(text, position)) is not None:
         start = match.start()
-        if match.group("q") is None:  # a { or [: try to decode a JSON value starting there
-            try:
-                value, end = decoder.raw_decode(text, start)
-            except (ValueError, RecursionError):
+        if match.group("q") is None:  # a { or [: try to read a JSON value starting there
+            parsed = parse_at(text, start)
+            if parsed is None:
                 failures += 1
                 if failures >= MAX_DECODE_FAILURES:
                     pattern = FRAGMENT_HEAD
                 position = start + 1
                 continue
+            value, end = parsed
             yield EmbeddedValue(start, end, value)
             position = end
             continue
@@ -276,7 +272,7 @@ def _embedded(text: str) -> Iterator[str]:
     """Material in a text that is not one JSON value: embedded JSON and member fragments."""
     for part in embedded_parts(text):
         if isinstance(part, EmbeddedValue):
-            if _is_envelope(part.value):
+            if is_envelope(part.value):
                 yield text[part.start : part.end]
             else:
                 yield from _values_in(part.value)
@@ -291,14 +287,13 @@ def material_in_text(text: str) -> Iterator[str]:
     """
     if MAY_HOLD.search(text) is None:
         return
-    ok, value = _decoded(text)
-    if ok:
-        if _is_envelope(value):
-            yield text.strip(_JSON_SPACE)
-        else:
-            yield from _values_in(value)
-        return
-    yield from _embedded(text)
+    value = parse_whole(text)
+    if value is None:
+        yield from _embedded(text)
+    elif is_envelope(value):
+        yield text[value.start : value.end]
+    else:
+        yield from _values_in(value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,12 +12,16 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from reasoning_replay.diagnostics import Code
-from reasoning_replay.export import RESUMABLE_WARNING, ExportMode, export_history
-from reasoning_replay.history_files import HistoryFileProblem, parse_json_file
+from reasoning_replay.export import (
+    RESUMABLE_WARNING,
+    ExportMode,
+    export_file_text,
+    export_history,
+    read_history_for_export,
+)
+from reasoning_replay.history_files import HistoryFileProblem
 from reasoning_replay.persistence import write_private_atomic
 from reasoning_replay.safe_files import display_path, output_problem, read_regular
-
-from .jsontext import dumps_pretty
 
 EXIT_OK = 0
 EXIT_NOT_HISTORY = 1
@@ -75,7 +79,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if problem is not None:
         _error(err, f"refusing to write {display_path(target)}: {problem}")
         return EXIT_USAGE
-    value = parse_json_file(data)
+    value = read_history_for_export(data)
     if isinstance(value, HistoryFileProblem):
         _error(err, f"{display_path(source)}: {value.code.value}: {value.detail}")
         return EXIT_NOT_HISTORY
@@ -84,7 +88,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _error(err, f"{display_path(source)}: {exported.value}: not a history file (SPEC H1)")
         return EXIT_NOT_HISTORY
     try:
-        write_private_atomic(target, (dumps_pretty(exported) + "\n").encode("utf-8"))
+        write_private_atomic(target, (export_file_text(exported) + "\n").encode("utf-8"))
     except OSError as error:
         _error(err, f"cannot write {display_path(target)}: {error.strerror or error}")
         return EXIT_USAGE

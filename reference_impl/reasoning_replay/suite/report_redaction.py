@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from reasoning_replay.log_redaction import redact_structure, redact_text
-from reasoning_replay.redaction import SENSITIVE_NAMES
+from reasoning_replay.redaction import is_sensitive_name
 
 from .compare import ABSENT, Mismatch, first_difference
 from .vectors import Case
@@ -24,7 +24,6 @@ MARK: Final = "[redacted]"
 HIDDEN: Final = "[hidden by --redact-reports]"
 # Shorter values are not replaced in free text: "[redacted]" for every "id" would hide the report.
 MIN_SECRET_CHARS: Final = 8
-_ASCII_LOWER: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 def _secret_values(value: Any, depth: int = 0) -> Iterator[str]:
@@ -33,7 +32,7 @@ def _secret_values(value: Any, depth: int = 0) -> Iterator[str]:
         return
     if isinstance(value, Mapping):
         for name, member in value.items():
-            if str(name).translate(_ASCII_LOWER) in SENSITIVE_NAMES and isinstance(member, str):
+            if is_sensitive_name(str(name)) and isinstance(member, str):
                 yield member
             else:
                 yield from _secret_values(member, depth + 1)

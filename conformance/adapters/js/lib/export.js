@@ -1,20 +1,11 @@
 // History exports (SPEC H6) and redacted records (SPEC H2). Pure: a history value in, its export
-// out; the input is never mutated.
-//
-// Where H2/H6 leave a choice, the suite's export vectors pin it, and this module follows them:
-// - the view of a replay block exists only when its text passes E6 steps 1–5: the envelope's
-//   `item` when that is an object, else the value itself when it has `encrypted_content`;
-// - a replay block that is not a text block becomes {type:"text", text:<block_not_text record>};
-//   a text block keeps its other members, redacted (R2);
-// - a block already read as `redacted_record` stays one: its value redacted (R2), written compactly;
-// - in other channels a text is "a JSON object" when it passes E6 steps 1–5 and its value is an
-//   object with finite numbers only; every other text is kept verbatim; the display channel is kept
-//   verbatim (structurally redacted) unless dropped; message `content` texts are never parsed;
-// - compact text: no whitespace, C3 string escapes, ECMAScript number forms (JSON.stringify's);
-// - the marker is always last; drop_display_reasoning applies to redacted mode only.
+// out; the input is never mutated. H6 decides every detail: replay blocks become redacted
+// records; the file, its messages and their channels objects are redacted member by member;
+// everything else by R2 with every kept string (names too) redacted as a text (textredact.js).
 import { isJsonObject, parseStrict, stringify, JsonTextError } from './jsontext.js';
 import { readEnvelope, REDACTED_SCHEMA } from './envelope.js';
-import { redact, diagnosticView } from './redact.js';
+import { diagnosticView, isSensitiveName, redactValue, replacement } from './redact.js';
+import { redactText } from './textredact.js';
 import { ReplayError } from './codes.js';
 import { REPLAY_CHANNEL } from './replay.js';
 
@@ -60,16 +51,6 @@ function isTextBlock(b) {
   return isJsonObject(b) && b.type === 'text' && typeof b.text === 'string';
 }
 
-/** Compact text, or null when a number cannot be written (binary64 overflow: not I-JSON). */
-function compact(value) {
-  try {
-    return stringify(value);
-  } catch (err) {
-    if (err instanceof TypeError) return null;
-    throw err;
-  }
-}
-
 /** The JSON value of a text per E6 steps 1–5, or undefined when the text breaks one of them. */
 function strictValue(text) {
   try {
@@ -95,45 +76,31 @@ function viewOfValue(v) {
 /** H2: the text that replaces a replay block whose text is `text`. */
 export function redactedRecordText(text) {
   const verdict = readEnvelope(text);
-  if (verdict.ok) return stringify(redactedRecord('resumable', diagnosticView(verdict.item)));
+  if (verdict.ok) return redactText(stringify(redactedRecord('resumable', diagnosticView(verdict.item))));
+  if (verdict.code === 'redacted_record') return redactText(text);
   const value = strictValue(text);
-  if (value === undefined) return stringify(redactedRecord(verdict.code, null));
-  if (verdict.code === 'redacted_record') {
-    return compact(redact(value)) ?? stringify(redactedRecord(verdict.code, null));
-  }
-  return stringify(redactedRecord(verdict.code, viewOfValue(value)));
+  const view = value === undefined ? null : viewOfValue(value);
+  return redactText(stringify(redactedRecord(verdict.code, view)));
 }
 
-/** R2 rule 2 for one member of an object redacted member by member. */
-function redactMember(name, value) {
-  if (name === 'type') return redact(value);
-  const one = {};
-  setMember(one, name, value);
-  return redact(one)[name];
-}
+// Depths (arrays and objects around a value, R2 rule 4) of the parts of a history (H1).
+const MESSAGE_MEMBER_DEPTH = 3;
+const CHANNEL_DEPTH = 4;
+const BLOCK_MEMBER_DEPTH = 6;
 
-function mapBlock(block, textFn) {
-  const out = {};
-  for (const name of Object.keys(block)) {
-    setMember(out, name, name === 'text' ? textFn(block.text) : redactMember(name, block[name]));
-  }
-  return out;
+/** H6: one member of an object redacted member by member. */
+function redactMember(name, value, depth) {
+  const written = redactText(name); // the name as written out decides (H6)
+  return isSensitiveName(written) ? replacement(written, value, redactText) : redactValue(value, redactText, depth);
 }
 
 function redactReplayBlock(block) {
   if (!isTextBlock(block)) return { type: 'text', text: stringify(redactedRecord('block_not_text', null)) };
-  return mapBlock(block, redactedRecordText);
-}
-
-/** R2 for a channel text: the compact redaction of a JSON object text, else the text itself. */
-function redactedChannelText(text) {
-  const value = strictValue(text);
-  if (!isJsonObject(value)) return text;
-  return compact(redact(value)) ?? text;
-}
-
-function redactChannelBlock(block) {
-  return isTextBlock(block) ? mapBlock(block, redactedChannelText) : redact(block);
+  const out = {};
+  for (const name of Object.keys(block)) {
+    setMember(out, redactText(name), name === 'text' ? redactedRecordText(block.text) : redactMember(name, block[name], BLOCK_MEMBER_DEPTH));
+  }
+  return out;
 }
 
 function redactChannels(channels, drop) {
@@ -141,9 +108,7 @@ function redactChannels(channels, drop) {
   for (const name of Object.keys(channels)) {
     const blocks = channels[name];
     if (name === REPLAY_CHANNEL) setMember(out, name, blocks.map(redactReplayBlock));
-    else if (name === DISPLAY_CHANNEL) {
-      if (!drop) setMember(out, name, redact(blocks)); // R2 never changes a string
-    } else setMember(out, name, blocks.map(redactChannelBlock));
+    else if (name !== DISPLAY_CHANNEL || !drop) setMember(out, redactText(name), redactValue(blocks, redactText, CHANNEL_DEPTH));
   }
   return out;
 }
@@ -152,7 +117,7 @@ function redactMessage(message, drop) {
   const out = {};
   for (const name of Object.keys(message)) {
     const v = message[name];
-    setMember(out, name, name === 'channels' && isJsonObject(v) ? redactChannels(v, drop) : redactMember(name, v));
+    setMember(out, redactText(name), name === 'channels' && isJsonObject(v) ? redactChannels(v, drop) : redactMember(name, v, MESSAGE_MEMBER_DEPTH));
   }
   return out;
 }
@@ -174,7 +139,7 @@ export function exportHistory(history, mode, { dropDisplayReasoning = false } = 
     const v = history[name];
     if (mode === 'resumable') setMember(out, name, v);
     else if (name === 'messages') setMember(out, name, v.map((m) => redactMessage(m, dropDisplayReasoning)));
-    else setMember(out, name, redactMember(name, v));
+    else setMember(out, redactText(name), redactMember(name, v, 1));
   }
   setMember(out, EXPORT_MARKER, exportMarker(mode));
   return out;

@@ -5,7 +5,8 @@ export { readEnvelope, envelopeValueCode, itemCode, ENVELOPE_SCHEMA } from './en
 export { captureEnvelopeText, captureItem, canonicalEnvelopeText, FINAL_SOURCES } from './capture.js';
 export { buildInput, REPLAY_CHANNEL } from './replay.js';
 export { Deduper, dedupeEntries } from './dedupe.js';
-export { redact, diagnosticView, SENSITIVE_NAMES } from './redact.js';
+export { redact, diagnosticView, isSensitiveName } from './redact.js';
+export { redactText } from './textredact.js';
 export { telemetryCounters } from './telemetry.js';
 export { plan, configurationUpdate, isGenuineUserTurn, hasNativeCompaction, TOOL_MEDIA_CHANNEL } from './plan.js';
 export { readCacheState, cacheStateText, CACHE_STATE_CHANNEL, ALLOWED_EFFORTS, DEFAULT_UPDATE_CAPABLE_MODELS } from './cachestate.js';

@@ -1,23 +1,14 @@
 // Redaction for diagnostics (SPEC §7, R1–R2). Pure and deterministic: same value in, same value
 // out; the input is never mutated.
-import { isJsonObject } from './jsontext.js';
+import { isJsonObject, isJsonNumber } from './jsontext.js';
 import { utf8Length, sha256Hex } from './bytes.js';
 import { partStats } from './telemetry.js';
 
-/** R2: exact names, matched after ASCII-only lowercasing (never as substrings). */
-export const SENSITIVE_NAMES = Object.freeze([
-  'encrypted_content',
-  'api_key',
-  'authorization',
-  'password',
-  'secret',
-  'client_secret',
-  'access_token',
-  'refresh_token',
-  'id_token',
-  'private_key',
-]);
-const SENSITIVE = new Set(SENSITIVE_NAMES);
+/** R2: a name is sensitive when its normal form contains a fragment or ends with a suffix. */
+export const SENSITIVE_FRAGMENTS = Object.freeze(['apikey', 'accesskey', 'secret', 'password', 'passwd',
+  'privatekey', 'authorization', 'credential', 'cookie', 'encryptedcontent']);
+export const SENSITIVE_SUFFIXES = Object.freeze(['token', 'auth']);
+export const MAX_REDACTION_DEPTH = 256; // R2 rule 4
 
 /**
  * ASCII lowercasing only. String.prototype.toLowerCase is Unicode-aware and would, for example,
@@ -39,6 +30,29 @@ export function compareCodePoints(a, b) {
   return a.length - b.length; // a proper prefix sorts first
 }
 
+/** R2: ASCII lowercase, without "-" and "_". */
+export function normalName(name) {
+  return asciiLower(name).replace(/[-_]/g, '');
+}
+
+/** R2: whether a member's value is replaced. */
+export function isSensitiveName(name) {
+  const n = normalName(name);
+  return SENSITIVE_SUFFIXES.some((s) => n.endsWith(s)) || SENSITIVE_FRAGMENTS.some((f) => n.includes(f));
+}
+
+/** R2: a count is a number whose value is a whole number >= 0. */
+export function isCount(v) {
+  if (!isJsonNumber(v)) return false;
+  const n = Number(v); // also unwraps a raw JsonNumber from the protocol parse
+  return Number.isInteger(n) && n >= 0;
+}
+
+/** R2: 64 lowercase hexadecimal digits. */
+export function isSha256Hex(v) {
+  return typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
+}
+
 /** R1: the diagnostic view of an object whose type is "reasoning" (canonical or not). */
 export function diagnosticView(item) {
   const ct = item.encrypted_content;
@@ -58,49 +72,78 @@ export function diagnosticView(item) {
   };
 }
 
-const VIEW_MEMBERS = ['type', 'id', 'fields', 'encrypted_content_bytes', 'encrypted_content_sha256',
-  'summary_parts', 'summary_bytes', 'content_parts', 'content_bytes'];
+export const VIEW_MEMBERS = Object.freeze(['type', 'id', 'fields', 'encrypted_content_bytes',
+  'encrypted_content_sha256', 'summary_parts', 'summary_bytes', 'content_parts', 'content_bytes']);
 
 function hasExactlyMembers(value, names) {
   const keys = Object.keys(value);
   return keys.length === names.length && names.every((n) => Object.hasOwn(value, n));
 }
 
-/** R2 rule 1: an object whose member names are exactly those of a diagnostic view (R1). */
-export function isDiagnosticViewShape(value) {
-  return isJsonObject(value) && hasExactlyMembers(value, VIEW_MEMBERS);
+/** R2 rule 1: exactly the members of a view (R1), each of its form. */
+export function isDiagnosticView(v) {
+  if (!isJsonObject(v) || !hasExactlyMembers(v, VIEW_MEMBERS) || v.type !== 'reasoning') return false;
+  return (v.id === null || typeof v.id === 'string') &&
+    Array.isArray(v.fields) && v.fields.every((f) => typeof f === 'string') &&
+    (v.encrypted_content_bytes === null || isCount(v.encrypted_content_bytes)) &&
+    (v.encrypted_content_sha256 === null || isSha256Hex(v.encrypted_content_sha256)) &&
+    VIEW_MEMBERS.slice(5).every((n) => isCount(v[n]));
 }
 
-/** R2: a replacement object (`{redacted}` or `{redacted, bytes, sha256}`, `redacted` a string). */
-export function isReplacement(value) {
-  return isJsonObject(value) && typeof value.redacted === 'string' &&
-    (hasExactlyMembers(value, ['redacted']) || hasExactlyMembers(value, ['redacted', 'bytes', 'sha256']));
+/** R2: whether `value` already is the replacement of member `name`'s value. */
+export function isReplacement(value, name) {
+  if (!isJsonObject(value)) return false;
+  if (hasExactlyMembers(value, ['redacted'])) return value.redacted === name;
+  return hasExactlyMembers(value, ['redacted', 'bytes', 'sha256']) && value.redacted === 'encrypted_content' &&
+    isCount(value.bytes) && isSha256Hex(value.sha256);
 }
 
-/** R2: redact any JSON value. Idempotent: views and replacement objects are left as they are. */
+function setMember(out, name, value) {
+  Object.defineProperty(out, name, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/** R2: the value replacing member `name`'s `value` (kept strings passed through `text`). */
+export function replacement(name, value, text) {
+  if (isReplacement(value, name)) {
+    const out = {};
+    for (const k of Object.keys(value)) setMember(out, k, typeof value[k] === 'string' ? text(value[k]) : value[k]);
+    return out;
+  }
+  if (normalName(name) === 'encryptedcontent' && typeof value === 'string') {
+    return { redacted: 'encrypted_content', bytes: utf8Length(value), sha256: sha256Hex(value) };
+  }
+  return { redacted: text(name) };
+}
+
+const keep = (s) => s;
+
+/** R2: redact any JSON value. Idempotent. */
 export function redact(value) {
-  if (Array.isArray(value)) return value.map(redact);
-  if (!isJsonObject(value)) return value;
-  if (value.type === 'reasoning' && !isDiagnosticViewShape(value)) return diagnosticView(value);
+  return redactValue(value, keep, 0);
+}
+
+/** R2 with every string it keeps (member names too) passed through `text`; `depth` counts the
+ * arrays and objects around `value`. */
+export function redactValue(value, text, depth = 0) {
+  if (typeof value === 'string') return text(value);
+  const container = Array.isArray(value) || isJsonObject(value);
+  if (!container) return value;
+  if (depth >= MAX_REDACTION_DEPTH) return { redacted: 'nesting' };
+  if (Array.isArray(value)) return value.map((e) => redactValue(e, text, depth + 1));
+  if (value.type === 'reasoning') {
+    const view = isDiagnosticView(value) ? value : diagnosticView(value);
+    const out = {};
+    for (const k of Object.keys(view)) {
+      const m = view[k];
+      setMember(out, k, k === 'fields' ? m.map(text) : typeof m === 'string' ? text(m) : m);
+    }
+    return out;
+  }
   const out = {};
   for (const name of Object.keys(value)) {
     const v = value[name];
-    const lower = asciiLower(name);
-    let r;
-    if (!SENSITIVE.has(lower)) r = redact(v);
-    else if (isReplacement(v)) r = v;
-    else if (lower === 'encrypted_content' && typeof v === 'string') {
-      // "The replacement of an encrypted_content string": the label is the canonical name
-      // (also for a differently-cased member name), plus size and digest.
-      r = { redacted: 'encrypted_content', bytes: utf8Length(v), sha256: sha256Hex(v) };
-    } else {
-      r = { redacted: name };
-    }
-    if (name === '__proto__') {
-      Object.defineProperty(out, name, { value: r, writable: true, enumerable: true, configurable: true });
-    } else {
-      out[name] = r;
-    }
+    const written = text(name); // the name as written out decides (H6)
+    setMember(out, written, isSensitiveName(written) ? replacement(written, v, text) : redactValue(v, text, depth + 1));
   }
   return out;
 }

@@ -33,7 +33,7 @@ test('fields sort by code point, not UTF-16 unit', () => {
   assert.equal(compareCodePoints('x', 'x'), 0);
 });
 
-test('R2 sensitive names: exact after ASCII lowercasing; encrypted_content strings get size+digest', () => {
+test('R2 sensitive names by normal form (fragments, suffixes token/auth); encrypted_content strings get size+digest', () => {
   const out = redact({
     api_key: 'k', Authorization: 'Bearer x', PASSWORD: { nested: 1 }, secret: null, client_secret: 1,
     access_token: 't', refresh_token: 't', id_token: 't', private_key: 't',
@@ -45,7 +45,7 @@ test('R2 sensitive names: exact after ASCII lowercasing; encrypted_content strin
     refresh_token: { redacted: 'refresh_token' }, id_token: { redacted: 'id_token' }, private_key: { redacted: 'private_key' },
     encrypted_content: { redacted: 'encrypted_content', bytes: 2, sha256: sha('é') },
     Encrypted_Content: { redacted: 'encrypted_content', bytes: 3, sha256: sha('abc') },
-    author: 'me', max_output_tokens: 5, secrets: 's', apikey: 'x',
+    author: 'me', max_output_tokens: 5, secrets: { redacted: 'secrets' }, apikey: { redacted: 'apikey' },
   });
   assert.deepEqual(redact({ encrypted_content: null }), { encrypted_content: { redacted: 'encrypted_content' } });
   assert.deepEqual(redact({ encrypted_content: ['a'] }), { encrypted_content: { redacted: 'encrypted_content' } });
@@ -53,7 +53,7 @@ test('R2 sensitive names: exact after ASCII lowercasing; encrypted_content strin
 
 test('ASCII-only lowercasing: Unicode look-alikes are not sensitive', () => {
   assert.equal(asciiLower('API_KEY'), 'api_key');
-  assert.deepEqual(redact({ '\u212Aey': 1, 'PR\u0130VATE_KEY': 2, 'SECRET\u017F': 3 }), { '\u212Aey': 1, 'PR\u0130VATE_KEY': 2, 'SECRET\u017F': 3 });
+  assert.deepEqual(redact({ '\u212Aey': 1, 'PR\u0130VATE_KEY': 2, 'SECR\u212AET': 3 }), { '\u212Aey': 1, 'PR\u0130VATE_KEY': 2, 'SECR\u212AET': 3 });
 });
 
 test('R2 recursion: arrays, nesting, reasoning objects anywhere, order kept, scalars unchanged', () => {
