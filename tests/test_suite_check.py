@@ -100,3 +100,65 @@ def test_missing_spec_and_registry(tmp_path: Path) -> None:
     conf = write_suite(tmp_path / "s", {"x/a.yaml": good_cases()})
     problems, _ = check_suite(conf, tmp_path / "s" / "NOPE.md")
     assert "spec_missing" in [p.kind for p in problems]
+
+
+# A rule tested outside the vectors names its tests; check finds each one next to SPEC.md.
+OUTSIDE = SPEC.replace(
+    "An implementation MUST echo the value.",
+    "An implementation MUST echo the value. <!-- tested-outside-vectors: {tests} -->",
+)
+
+
+def checked_outside(tmp_path: Path, tests: str) -> list[str]:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_echo.py").write_text(
+        "def test_echo_writes_the_file() -> None:\n    assert True\n"
+    )
+    cases = [c for c in good_cases() if c["spec"] != "X1"]
+    return checked(tmp_path, cases, spec=OUTSIDE.replace("{tests}", tests))
+
+
+def test_a_rule_whose_marker_names_an_existing_test_needs_no_vector(tmp_path: Path) -> None:
+    assert checked_outside(tmp_path, "tests/test_echo.py::test_echo_writes_the_file") == []
+
+
+def test_a_marker_that_names_no_test_is_a_problem(tmp_path: Path) -> None:
+    bare = SPEC.replace(
+        "An implementation MUST echo the value.",
+        "An implementation MUST echo the value. <!-- tested-outside-vectors -->",
+    )
+    cases = [c for c in good_cases() if c["spec"] != "X1"]
+
+    assert checked(tmp_path, cases, spec=bare) == ["outside_test_unnamed"]
+
+
+def test_a_marker_word_that_is_not_a_test_reference_is_a_problem(tmp_path: Path) -> None:
+    tests = "tests/test_echo.py::test_echo_writes_the_file somewhere"
+
+    assert checked_outside(tmp_path, tests) == ["outside_test_unnamed"]
+
+
+def test_a_named_test_that_does_not_exist_is_a_problem(tmp_path: Path) -> None:
+    tests = "tests/test_echo.py::test_echo_is_gone tests/test_gone.py::test_echo_writes_the_file"
+
+    assert checked_outside(tmp_path, tests) == ["outside_test_missing", "outside_test_missing"]
+
+
+def test_a_named_test_under_a_directory_absent_next_to_spec_is_checked_for_form_only(
+    tmp_path: Path,
+) -> None:
+    # An installed package ships SPEC.md without the repository's tests.
+    tests = "tests/test_echo.py::test_echo_writes_the_file other/test_x.py::test_elsewhere"
+
+    assert checked_outside(tmp_path, tests) == []
+
+
+def test_spec_parsing_reads_the_tests_a_marker_names() -> None:
+    doc = parse_spec(OUTSIDE.replace("{tests}", "tests/a.py::test_one,\n tests/b.py::test_two"))
+    rule = next(r for r in doc.rules if r.anchor == "X1")
+
+    assert doc.must_rules == ("X2",)
+    assert [(t.path, t.function) for t in rule.outside_tests[0]] == [
+        ("tests/a.py", "test_one"),
+        ("tests/b.py", "test_two"),
+    ]

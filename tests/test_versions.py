@@ -72,6 +72,24 @@ def test_every_schema_id_carries_the_schema_version() -> None:
     assert all(schema_id.endswith(suffix) for schema_id in schema_documents())
 
 
+@pytest.mark.parametrize(
+    ("anchor", "field"),
+    [
+        ("part-record", "record_spec"),
+        ("part-ordering", "configuration_update_ordering_spec"),
+        ("part-history", "stored_history_profile"),
+    ],
+)
+def test_each_spec_part_states_the_tables_version(anchor: str, field: str) -> None:
+    spec = (REPO / "SPEC.md").read_text(encoding="utf-8")
+    part = re.search(rf'<a id="{anchor}"></a>\n# Part [IV]+\. [^\n]+\n\nVersion ([0-9.]+),', spec)
+    title_rows = re.findall(rf"\(#{anchor}\) \| ([0-9.]+),", spec)
+
+    assert part is not None, f"SPEC.md has no part heading at #{anchor} with a version line"
+    assert part.group(1) == getattr(versions(), field)
+    assert title_rows == [getattr(versions(), field)], "the title block's table disagrees"
+
+
 def test_code_registry_version_is_the_tables() -> None:
     registry = json.loads((REPO / "schema/diagnostic-codes.v1.json").read_text("utf-8"))
 

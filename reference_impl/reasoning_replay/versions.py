@@ -29,9 +29,10 @@ class VersionLine:
 class Versions:
     package: str
     npm_package: str
-    record_spec: int
-    configuration_update_ordering_spec: int
-    stored_history_profile: int
+    # The specification parts, as major.minor (SPEC §19); each part's heading in SPEC.md states it.
+    record_spec: str
+    configuration_update_ordering_spec: str
+    stored_history_profile: str
     schema: int
     codes_registry: int
     suite: str
@@ -41,14 +42,14 @@ class Versions:
 
     def lines(self) -> tuple[VersionLine, ...]:
         return (
-            VersionLine("record spec", f"v{self.record_spec}", "SPEC.md#envelope"),
+            VersionLine("record spec", self.record_spec, "SPEC.md#part-record"),
             VersionLine(
                 "configuration-update ordering spec",
-                f"v{self.configuration_update_ordering_spec}",
-                "SPEC.md#effort",
+                self.configuration_update_ordering_spec,
+                "SPEC.md#part-ordering",
             ),
             VersionLine(
-                "stored-history profile", f"v{self.stored_history_profile}", "SPEC.md#histories"
+                "stored-history profile", self.stored_history_profile, "SPEC.md#part-history"
             ),
             VersionLine(
                 "schemas", f"v{self.schema}", f"urn:reasoning-replay:schema:*.v{self.schema}"

@@ -63,6 +63,7 @@ def check_suite(conformance_dir: Path, spec_path: Path) -> tuple[tuple[Problem, 
         spec = None
     if spec is not None:
         problems += check_against_spec(suite.cases, spec, spec_path.name)
+        problems += check_outside_tests(spec, spec_path.parent, spec_path.name)
     problems += check_bundle(conformance_dir / BUNDLE_NAME, suite)
     return tuple(problems), suite
 
@@ -144,6 +145,50 @@ def check_against_spec(cases: tuple[Case, ...], spec: SpecDoc, spec_name: str) -
                 )
             )
     return found
+
+
+def check_outside_tests(spec: SpecDoc, root: Path, spec_name: str) -> list[Problem]:
+    """Each ``tested-outside-vectors`` marker names at least one test, and each test it names
+    exists: the file relative to ``root`` (SPEC.md's directory) and a function of that name in it.
+    A file under a directory that ``root`` does not have (an installed package ships SPEC.md but
+    not the repository's tests) cannot be looked at, so only its form is checked."""
+    found: list[Problem] = []
+    for rule in spec.rules:
+        if not rule.tested_outside_vectors:
+            continue
+        where = f"{spec_name} #{rule.anchor}"
+        tests, unreadable = rule.outside_tests
+        if not tests:
+            found.append(
+                Problem(
+                    "outside_test_unnamed",
+                    where,
+                    "the tested-outside-vectors marker names no test "
+                    "(<!-- tested-outside-vectors: tests/test_x.py::test_name -->)",
+                )
+            )
+        for word in unreadable:
+            found.append(
+                Problem("outside_test_unnamed", where, f"{word!r} is not path.py::test_name")
+            )
+        for test in tests:
+            problem = _missing_test(root, test.path, test.function)
+            if problem is not None:
+                found.append(Problem("outside_test_missing", where, problem))
+    return found
+
+
+def _missing_test(root: Path, path: str, function: str) -> str | None:
+    file = root / path
+    if not (root / Path(path).parts[0]).is_dir():
+        return None
+    try:
+        source = file.read_text(encoding="utf-8")
+    except OSError:
+        return f"{path} (named for {function}) does not exist"
+    if re.search(rf"^[^\S\n]*(?:async[^\S\n]+)?def[^\S\n]+{function}\(", source, re.MULTILINE):
+        return None
+    return f"{path} has no function {function}"
 
 
 def check_bundle(path: Path, suite: Suite) -> list[Problem]:
