@@ -178,12 +178,16 @@ def bad_streams(transport: str | None) -> Conversation:
 
 
 def compaction_switch() -> Conversation:
-    """Summary compaction, then a switch from ``responses.gpt-6-astra`` to ``xai.grok-4.5``."""
+    """Summary compaction, then a switch from ``responses.gpt-6-astra`` to ``xai.grok-4.5`` and
+    back (SPEC P4: what fast-agent replays to each provider)."""
     turns = astra_turns()
     # fast-agent's summary request ends with its compaction prompt
     turns["CONTEXT CHECKPOINT COMPACTION"] = [Turn([message("msg_summary", "Asked about Oslo.")])]
     turns["grok"] = [
         Turn([reasoning("rs_grok", "G.", encrypted_content="xai-grok"), message("m_g", "G")])
+    ]
+    turns["back to astra"] = [
+        Turn([reasoning("rs_back", "B.", encrypted_content="gAAAA-back"), message("m_b", "B")])
     ]
     return Conversation(
         name="compaction-switch",
@@ -201,6 +205,8 @@ def compaction_switch() -> Conversation:
                 {"switch_model": "xai.grok-4.5?reasoning=low", "effort": "low"},
                 {"send": "grok please"},
                 {"send": "more"},
+                {"switch_model": "responses.gpt-6-astra?reasoning=low", "effort": "low"},
+                {"send": "back to astra"},
             ]
         ],
         extra_config="xai:\n  api_key: e2e-dummy-key\n  base_url: {base_url}\n",

@@ -286,14 +286,14 @@ def test_a_history_the_reference_wrote_resumes_like_fast_agents_own(tmp_path: Pa
     assert findings(validate(written)) == []
 
 
-def test_summary_compaction_rebaselines_and_a_switch_to_xai_replays_openai_reasoning(
+def test_summary_compaction_rebaselines_and_a_switch_to_xai_and_back_replays_every_issuer(
     tmp_path: Path,
 ) -> None:
     """fast-agent's own summary compaction (F1 re-baseline), then a switch of provider.
 
     The switch records, for a later decision, what fast-agent sends when an agent moves from
-    ``responses.gpt-6-astra`` to ``xai.grok-4.5`` in mid-session: it replays the OpenAI
-    reasoning items to xAI.
+    ``responses.gpt-6-astra`` to ``xai.grok-4.5`` in mid-session and back: it replays the OpenAI
+    reasoning items to xAI, and xAI's to OpenAI (SPEC §14, P4: its histories record no issuer).
     """
     conversation = compaction_switch()
     outcome = run(conversation, tmp_path)
@@ -320,6 +320,9 @@ def test_summary_compaction_rebaselines_and_a_switch_to_xai_replays_openai_reaso
     assert replayed == ["rs_thanks", "rs_bye"]  # OpenAI's reasoning, sent to xAI
     assert xai[0].body["reasoning"] == {"effort": "low"}  # no summary: auto for xAI
     assert xai[0].body["prompt_cache_key"] != after_compaction["prompt_cache_key"]
+    back = [p.received for p in planned if p.received.body["model"] == "gpt-6-astra"][-1]
+    replayed_back = [i["id"] for i in back.body["input"] if i.get("type") == "reasoning"]
+    assert "rs_grok" in replayed_back  # xAI's reasoning, sent back to OpenAI
 
 
 def test_a_model_without_updates_changes_effort_per_request(tmp_path: Path) -> None:
