@@ -66,6 +66,7 @@ def test_severities_are_exactly_those_of_h3() -> None:
         Code.RAW_SDK_SNAPSHOT,
         Code.DEDUPE_EXACT_DUPLICATE,
         Code.BLOCK_NOT_TEXT,
+        Code.DISPLAY_REPLAY_MISMATCH,
     }
     for code in Code:
         expected = (
