@@ -166,7 +166,7 @@ def _insert_updates(
 
 
 def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> Plan | Code:
-    """SPEC F1–F11, K1–K4: the plan of the next request, or the F8 code that rejects it."""
+    """SPEC F1–F12, K1–K4, P5: the plan of the next request, or the F8 code that rejects it."""
     metadata = settings.metadata
     # SPEC F12: for a target §9 does not govern, no model is update-capable and no record is read.
     governed = settings.target_provider in GOVERNED_PROVIDERS

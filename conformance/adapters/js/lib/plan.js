@@ -1,4 +1,4 @@
-// Reasoning-effort configuration updates and prompt_cache_key continuity (SPEC §9: F1–F11, K1–K4).
+// Reasoning-effort configuration updates and prompt_cache_key continuity (SPEC §9: F1–F12, K1–K4, P5).
 //
 // plan() is a pure function of its inputs and runs in time linear in the history: one forward
 // pass reads the records (baseline, key, per-assistant efforts), one backward pass precomputes
