@@ -109,6 +109,9 @@ def test_cache_state_schema_is_the_structure_check_of_plan_vectors() -> None:
         reported = {
             d["message_index"] for d in output["diagnostics"] if d["code"] == "cache_state_invalid"
         }
+        if output["record"] is None:  # SPEC F12: another target's plan reads and stores none
+            assert not reported, case.id
+            continue
         registry = tuple(case.input.get("update_capable_models", DEFAULT_REGISTRY))
         model = output["request"]["model"]
         messages = case.input["history"]["messages"]

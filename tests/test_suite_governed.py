@@ -1,4 +1,5 @@
-"""The runner compares a plan's ``request.reasoning`` as SPEC F11 governs it (SPEC §13)."""
+"""The runner compares a plan's ``request.reasoning`` and ``request.include`` as SPEC F11 and P5
+govern them (SPEC §13)."""
 
 from __future__ import annotations
 
@@ -77,3 +78,27 @@ def test_other_operations_compare_exactly() -> None:
 def test_rejections_pass_through_unchanged() -> None:
     reply = RejectReply("plan_effort_invalid")
     assert governed_reply(_plan_case({"effort": "low"}), reply) is reply
+
+
+def _include_outcome(include: Any, *, store: Any = False) -> Outcome:
+    """SPEC P5 and §13: ``include`` must contain the expected entry; ``store`` is exact."""
+    expected = {"model": "m", "store": False, "include": ["reasoning.encrypted_content"]}
+    output = {"request": expected, "record": None}
+    case = Case("plan/x", "d", "P5", "plan", "MUST", (), {}, Expect(output=output), "f.yaml")
+    actual = {"request": {"model": "m", "store": store, "include": include}, "record": None}
+    return judge(case.expect, governed_reply(case, OutputReply(actual))).outcome
+
+
+def test_include_with_implementation_entries_besides_the_expected_one_passes() -> None:
+    include = ["web_search_call.action.sources", "reasoning.encrypted_content"]
+    assert _include_outcome(include) is Outcome.PASS
+
+
+@pytest.mark.parametrize("include", [[], ["web_search_call.action.sources"], None, "x"])
+def test_include_without_the_expected_entry_fails(include: Any) -> None:
+    assert _include_outcome(include) is Outcome.FAIL
+
+
+@pytest.mark.parametrize("store", [True, None, "false"])
+def test_store_is_compared_exactly(store: Any) -> None:
+    assert _include_outcome(["reasoning.encrypted_content"], store=store) is Outcome.FAIL

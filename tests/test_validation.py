@@ -66,6 +66,7 @@ def test_severities_are_exactly_those_of_h3() -> None:
         Code.RAW_SDK_SNAPSHOT,
         Code.DEDUPE_EXACT_DUPLICATE,
         Code.BLOCK_NOT_TEXT,
+        Code.DISPLAY_REPLAY_MISMATCH,
     }
     for code in Code:
         expected = (
@@ -385,3 +386,27 @@ def test_a_message_that_records_no_provider_is_the_files(provider: object) -> No
     report = validate_history(text, provider="xai")
 
     assert (report.provider_mismatch, report.replays_as_stored) == (0, True)
+
+
+def test_both_history_readers_keep_the_message_provider_member() -> None:
+    """SPEC H1: ``provider`` is a message member; which values record one is SPEC P4's."""
+    messages = [_assistant_with("xai", envelope()), _assistant_with("", envelope())]
+    text = json.dumps({"messages": messages})
+
+    parsed = parse_history_file(text)
+    channels = read_message_channels(text)
+
+    assert isinstance(parsed, HistoryFile) and not isinstance(channels, HistoryFileProblem)
+    assert [m.provider for m in parsed.messages] == ["xai", None]
+    assert [provider for _, _, provider in channels] == ["xai", None]
+
+
+def test_the_same_item_recorded_by_two_providers_is_no_duplicate_in_a_file() -> None:
+    """SPEC D5 on a real history file: only the file's provider's copy is deduplicated."""
+    same = envelope("rs_1", "c1")
+    messages = [_assistant_with("openai", same), user(), _assistant_with("xai", same)]
+
+    report = validate_history(json.dumps({"messages": messages}), provider="openai")
+
+    assert report.findings == ()
+    assert (report.counts.resumable, report.provider_mismatch) == (2, 1)

@@ -41,6 +41,7 @@ from reasoning_replay import (
     cache_state,
     capture,
     dedupe,
+    display,
     envelope,
     history,
     jsontext,
@@ -1839,7 +1840,7 @@ def m_non_capable_records_effort(p: Patcher) -> None:
 
     def plan(messages: Any, settings: Any) -> Any:
         planned = original_plan(messages, settings)
-        if isinstance(planned, Code) or planned.record.effort is not None:
+        if isinstance(planned, Code) or planned.record is None or planned.record.effort is not None:
             return planned
         effort = planned.request.get("reasoning", {}).get("effort")
         if effort is None:
@@ -1906,7 +1907,7 @@ def _key_rule(pick: Callable[[Mapping[int, Any]], Any]) -> Apply:
 
         def plan(messages: Any, settings: Any) -> Any:
             planned = original_plan(messages, settings)
-            if isinstance(planned, Code):
+            if isinstance(planned, Code) or planned.record is None:
                 return planned
             explicit = settings.metadata.get("prompt_cache_key")
             if isinstance(explicit, str):
@@ -1950,7 +1951,11 @@ def m_instance_key_wins(p: Patcher) -> None:
 
     def plan(messages: Any, settings: Any) -> Any:
         planned = original_plan(messages, settings)
-        if isinstance(planned, Code) or isinstance(settings.metadata.get("prompt_cache_key"), str):
+        if (
+            isinstance(planned, Code)
+            or planned.record is None
+            or isinstance(settings.metadata.get("prompt_cache_key"), str)
+        ):
             return planned
         planned.request["prompt_cache_key"] = settings.instance_key
         record = cache_state.CacheStateRecord(
@@ -2060,7 +2065,11 @@ def m_key_from_any_model(p: Patcher) -> None:
 
     def plan(messages: Any, settings: Any) -> Any:
         planned = original_plan(messages, settings)
-        if isinstance(planned, Code) or isinstance(settings.metadata.get("prompt_cache_key"), str):
+        if (
+            isinstance(planned, Code)
+            or planned.record is None
+            or isinstance(settings.metadata.get("prompt_cache_key"), str)
+        ):
             return planned
         last = None
         for message in messages:
@@ -2422,6 +2431,106 @@ def m_legacy_replays(p: Patcher) -> None:
         return result
 
     p.wrap("validate", wrapper)
+
+
+def _plan_request_rewrite(change: Callable[[Mapping[str, Any], dict[str, Any]], None]) -> Apply:
+    """A mutant that rewrites the request of every plan output; ``change`` sees the input."""
+
+    def apply(p: Patcher) -> None:
+        def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+            result = call(data)
+            if result.output is None:
+                return result
+            request = dict(result.output["request"])
+            change(data, request)
+            return OperationResult(output={**result.output, "request": request})
+
+        p.wrap("plan", wrapper)
+
+    return apply
+
+
+@mutant("P5", "a plan leaves store to the provider's default")
+def m_no_store(p: Patcher) -> None:
+    _plan_request_rewrite(lambda _data, request: request.pop("store", None))(p)
+
+
+@mutant("P5", "a plan does not ask for the encrypted content")
+def m_no_include(p: Patcher) -> None:
+    _plan_request_rewrite(lambda _data, request: request.update(include=[]))(p)
+
+
+class _EveryProvider:
+    def __contains__(self, _provider: object) -> bool:
+        return True
+
+
+@mutant("F12", "section 9 governs every target provider, xai included")
+def m_every_target_governed(p: Patcher) -> None:
+    p.set(planner, "GOVERNED_PROVIDERS", _EveryProvider())
+
+
+@mutant("F12", "only openai is governed: codex is treated as another provider")
+def m_only_openai_governed(p: Patcher) -> None:
+    p.set(planner, "GOVERNED_PROVIDERS", frozenset(("openai",)))
+
+
+def _metadata_key(data: Mapping[str, Any], request: dict[str, Any]) -> None:
+    metadata = data.get("metadata")
+    key = metadata.get("prompt_cache_key") if isinstance(metadata, Mapping) else None
+    if isinstance(key, str):
+        request["prompt_cache_key"] = key
+
+
+@mutant("F12", "another target provider sends metadata.prompt_cache_key")
+def m_other_target_metadata_key(p: Patcher) -> None:
+    _plan_request_rewrite(_metadata_key)(p)
+
+
+def _without_providers(history: object) -> object:
+    if not isinstance(history, Mapping):
+        return history
+    messages = history.get("messages")
+    if not isinstance(messages, list):
+        return history
+    stripped = [
+        {k: v for k, v in m.items() if k != "provider"} if isinstance(m, Mapping) else m
+        for m in messages
+    ]
+    return {**{k: v for k, v in history.items() if k != "provider"}, "messages": stripped}
+
+
+@mutant("P4", "recorded providers are ignored: every item is sent to the target")
+def m_issuer_ignored(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        return call({**data, "history": _without_providers(data.get("history"))})
+
+    p.wrap("replay", wrapper)
+    p.wrap("plan", wrapper)
+
+
+@mutant("ST3", "the display channel is never compared with the replay items")
+def m_display_not_checked(p: Patcher) -> None:
+    p.set(validation, "display_consistent", lambda _items, _texts: True)
+
+
+@mutant("ST3", "the display blocks must be exactly the items' display texts")
+def m_display_exact(p: Patcher) -> None:
+    def exact(items: Sequence[ReasoningReplayItem], texts: Sequence[str]) -> bool:
+        shown = [text for text in map(display.display_text, items) if text is not None]
+        return shown == list(texts)
+
+    p.set(validation, "display_consistent", exact)
+
+
+@mutant("ST3", "an item's parts are joined by one line feed")
+def m_display_single_newline(p: Patcher) -> None:
+    p.set(display, "PART_SEPARATOR", "\n")
+
+
+@mutant("ST3", "parts are not trimmed")
+def m_display_untrimmed(p: Patcher) -> None:
+    p.set(display, "TRIMMED", "")
 
 
 @mutant("H3", "warnings make a history not replay as stored")

@@ -36,6 +36,7 @@ class Code(StrEnum):
     REPLAY_PROVIDER_MISMATCH = "replay_provider_mismatch"
     DEDUPE_EXACT_DUPLICATE = "dedupe_exact_duplicate"
     DEDUPE_ID_CIPHERTEXT_CONFLICT = "dedupe_id_ciphertext_conflict"
+    DISPLAY_REPLAY_MISMATCH = "display_replay_mismatch"
     REDACTED_RECORD = "redacted_record"
     HISTORY_UNREADABLE = "history_unreadable"
     HISTORY_MALFORMED = "history_malformed"

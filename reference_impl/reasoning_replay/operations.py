@@ -162,7 +162,7 @@ def _plan(data: Mapping[str, Any]) -> OperationResult:
     return _accepted(
         {
             "request": plan.request,
-            "record": plan.record.to_json(),
+            "record": None if plan.record is None else plan.record.to_json(),
             "diagnostics": [d.to_json() for d in plan.diagnostics],
         }
     )

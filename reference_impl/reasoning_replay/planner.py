@@ -20,6 +20,8 @@ DEFAULT_UPDATE_CAPABLE: Final = frozenset(("gpt-6-astra",))  # SPEC §9.1
 STAGED_MEDIA_CHANNEL: Final = "fast-agent-tool-media-message"
 TOOL_OUTPUT_TYPES: Final = frozenset(("function_call_output", "custom_tool_call_output"))
 COMPACTION_TYPES: Final = frozenset(("compaction", "compaction_trigger"))
+GOVERNED_PROVIDERS: Final = frozenset(("openai", "codex"))  # SPEC F12
+REPLAY_INCLUDE: Final = "reasoning.encrypted_content"  # SPEC P5
 
 
 class PlanTransport(StrEnum):
@@ -52,7 +54,7 @@ class Plan:
     """The request fields, the record to store with the response, and what planning found."""
 
     request: dict[str, Any]
-    record: CacheStateRecord
+    record: CacheStateRecord | None  # SPEC F12: None for a target §9 does not govern
     diagnostics: tuple[Diagnostic, ...]
 
 
@@ -164,24 +166,23 @@ def _insert_updates(
 
 
 def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> Plan | Code:
-    """SPEC F1–F11, K1–K4: the plan of the next request, or the F8 code that rejects it."""
+    """SPEC F1–F12, K1–K4, P5: the plan of the next request, or the F8 code that rejects it."""
     metadata = settings.metadata
+    # SPEC F12: for a target §9 does not govern, no model is update-capable and no record is read.
+    governed = settings.target_provider in GOVERNED_PROVIDERS
+    registry = settings.update_capable if governed else frozenset()
     rejected = check_overrides(
-        settings.model,
-        settings.desired_effort,
-        settings.instance_key,
-        metadata,
-        settings.update_capable,
+        settings.model, settings.desired_effort, settings.instance_key, metadata, registry
     )
     if rejected is not None:
         return rejected
     model = requested_model(settings.model, metadata)
     assert isinstance(model, str) and isinstance(settings.instance_key, str)
-    capable = is_update_capable(model, settings.update_capable)
+    capable = is_update_capable(model, registry)
     desired = desired_effort(settings.desired_effort, metadata)
-    records, record_diagnostics = _records(messages, model, capable)
+    records, record_diagnostics = _records(messages, model, capable) if governed else ({}, [])
 
-    explicit_key = metadata.get("prompt_cache_key")
+    explicit_key = metadata.get("prompt_cache_key") if governed else None
     latest = records[max(records)].key if records else None
     key = explicit_key if isinstance(explicit_key, str) else latest or settings.instance_key
 
@@ -208,7 +209,8 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
         reasoning = {"effort": desired, **others} if desired is not None else others or None
         record = CacheStateRecord(model, key, None)
 
-    request: dict[str, Any] = {"model": model}
+    # SPEC P5: every request asks for the state a later request replays.
+    request: dict[str, Any] = {"model": model, "store": False, "include": [REPLAY_INCLUDE]}
     if reasoning is not None:
         request["reasoning"] = reasoning
     request["prompt_cache_key"] = key
@@ -220,7 +222,7 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
         return Code.PLAN_COMPACT_WITH_UPDATES
     # Stable: within a message, P2's diagnostics (already in block order) come first (F11).
     diagnostics = sorted((*replay.diagnostics, *record_diagnostics), key=lambda d: d.message_index)
-    return Plan(request, record, tuple(diagnostics))
+    return Plan(request, record if governed else None, tuple(diagnostics))
 
 
 def _input_for_transport(

@@ -16,7 +16,8 @@ from typing import Any, Final, TypeAlias
 from .cache_state import CACHE_STATE_CHANNEL, effort_allowed, read_cache_state
 from .dedupe import DedupeDecision, decide_items
 from .diagnostics import Code
-from .envelope import REPLAY_CHANNEL, ReasoningReplayItem
+from .display import display_consistent
+from .envelope import DISPLAY_CHANNEL, REPLAY_CHANNEL, ReasoningReplayItem
 from .history_files import HistoryFileProblem, MessageChannels, read_message_channels
 from .planner import DEFAULT_UPDATE_CAPABLE
 from .reader import parse_reasoning_replay_envelope
@@ -39,14 +40,15 @@ _WARNINGS: Final = frozenset(
         Code.RAW_SDK_SNAPSHOT,
         Code.DEDUPE_EXACT_DUPLICATE,
         Code.BLOCK_NOT_TEXT,
+        Code.DISPLAY_REPLAY_MISMATCH,
     )
 )
 _LEGACY: Final = frozenset((Code.LEGACY_MINIMAL_RECORD, Code.RAW_SDK_SNAPSHOT))
 
 
 def severity_of(code: Code) -> Severity:
-    """SPEC H3: ``note`` for redacted records, ``warning`` for legacy forms, exact duplicates
-    and non-text blocks, ``error`` for everything else a validator reports."""
+    """SPEC H3: ``note`` for redacted records, ``warning`` for legacy forms, exact duplicates,
+    non-text blocks and display mismatches, ``error`` for everything else a validator reports."""
     if code is Code.REDACTED_RECORD:
         return Severity.NOTE
     return Severity.WARNING if code in _WARNINGS else Severity.ERROR
@@ -186,6 +188,7 @@ def permission_findings(file_mode: int | None, directory_mode: int | None) -> li
 _RANK_BLOCK: Final = 0  # a block's read code, or block_not_text
 _RANK_CACHE_STATE: Final = 1
 _RANK_DEDUPE: Final = 2
+_RANK_DISPLAY: Final = 3
 
 
 def _block_text(block: object) -> str | None:
@@ -276,8 +279,17 @@ def _scan_blocks(messages: list[MessageChannels]) -> _BlockScan:
     for m_index, (role, channels, issuer) in enumerate(messages):
         if role != "assistant" or not channels:
             continue  # SPEC H3 names the replay blocks of assistant messages only
-        for b_index, block in enumerate(channels.get(REPLAY_CHANNEL, ())):
+        first_item = len(scan.resumable)
+        replay_blocks = channels.get(REPLAY_CHANNEL, ())
+        for b_index, block in enumerate(replay_blocks):
             scan.block(m_index, b_index, block, issuer)
+        display = channels.get(DISPLAY_CHANNEL)
+        # SPEC ST3: only a message whose replay blocks are all resumable can be checked.
+        if display and replay_blocks and len(scan.resumable) - first_item == len(replay_blocks):
+            texts = [text for text in map(_block_text, display) if text is not None]
+            if not display_consistent(scan.resumable[first_item:], texts):
+                mismatch = Finding(Code.DISPLAY_REPLAY_MISMATCH, m_index, 0)
+                scan.located.append((m_index, 0, _RANK_DISPLAY, mismatch))
         cache_state = channels.get(CACHE_STATE_CHANNEL)
         if cache_state:
             found = cache_states.finding(m_index, cache_state)

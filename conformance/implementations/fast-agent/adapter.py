@@ -137,7 +137,10 @@ class FastAgent:
         )
         from fast_agent.core.exceptions import ModelConfigError  # noqa: PLC0415
         from fast_agent.core.logging.json_serializer import JSONSerializer  # noqa: PLC0415
-        from fast_agent.llm.provider.openai.responses import ResponsesLLM  # noqa: PLC0415
+        from fast_agent.llm.provider.openai.responses import (  # noqa: PLC0415
+            RESPONSE_INCLUDE_REASONING,
+            ResponsesLLM,
+        )
         from fast_agent.llm.provider.openai.responses_cache import (  # noqa: PLC0415
             prepare_cached_request,
         )
@@ -162,6 +165,7 @@ class FastAgent:
         self.validation_error: type[Exception] = ValidationError
         self.serializer_class = JSONSerializer
         self.prepare_cached_request = prepare_cached_request
+        self.include_reasoning: str = RESPONSE_INCLUDE_REASONING
         self.is_terminal_event: Callable[[object], bool] = is_responses_terminal_event
         self.attr_object: Callable[[Any], Any] = _to_attr_object
         self.request_params = RequestParams
@@ -423,7 +427,15 @@ def op_plan(fa: FastAgent, data: Mapping[str, Any]) -> dict[str, Any]:
     # The request fields as ResponsesLLM._build_response_args merges them: the configured model
     # and effort (``_apply_response_reasoning``: summary "auto" and the effort), then every
     # metadata member on top (``prepare_provider_arguments``: ``arguments.update(metadata)``).
-    request: dict[str, Any] = {"model": model, "prompt_cache_key": key, "input": items}
+    # ``_build_response_args`` sends ``store: False`` and ``include: [RESPONSE_INCLUDE_REASONING]``
+    # on every request (SPEC P5).
+    request: dict[str, Any] = {
+        "model": model,
+        "store": False,
+        "include": [fa.include_reasoning],
+        "prompt_cache_key": key,
+        "input": items,
+    }
     if desired:
         request["reasoning"] = {"summary": "auto", "effort": desired}
     request.update((k, v) for k, v in (planned.metadata or {}).items() if k in REQUEST_FIELDS)

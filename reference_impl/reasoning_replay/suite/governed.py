@@ -1,8 +1,10 @@
 """What a vector governs where a rule leaves members to the implementation (SPEC §13).
 
-Outputs are compared exactly, except ``request.reasoning`` of a ``plan`` output: SPEC F11 fixes
-its ``effort`` and the members the caller passed in ``metadata.reasoning``, and lets an
-implementation add members of its own (fast-agent adds ``summary: "auto"``). The runner therefore
+Outputs are compared exactly, except ``request.reasoning`` and ``request.include`` of a ``plan``
+output: SPEC F11 fixes ``reasoning``'s ``effort`` and the members the caller passed in
+``metadata.reasoning``, and lets an implementation add members of its own (fast-agent adds
+``summary: "auto"``); SPEC P5 fixes the entries ``include`` must contain and lets an
+implementation add others (``store`` is compared exactly). The runner therefore
 narrows the actual output to what the rule governs before the exact comparison, so a conforming
 output compares equal and any other still shows its first difference.
 """
@@ -21,7 +23,8 @@ _SHOULD: Final = "SHOULD"
 def governed_reasoning(
     expected: Mapping[str, Any], actual: Any, level: str
 ) -> dict[str, Any] | None:
-    """``actual``'s plan output with ``request.reasoning`` narrowed as SPEC F11 governs it, or
+    """``actual``'s plan output with ``request.reasoning`` narrowed as SPEC F11 governs it and
+    ``request.include`` as SPEC P5 does, or
     ``None`` when there is nothing to narrow (the shapes differ: the exact comparison says so)."""
     expected_request = expected.get("request")
     if not isinstance(actual, dict) or not isinstance(expected_request, Mapping):
@@ -42,7 +45,20 @@ def governed_reasoning(
     narrowed = {name: value for name, value in request.items() if name != "reasoning"}
     if kept or "reasoning" in expected_request:
         narrowed["reasoning"] = kept
+    narrowed_include = _governed_include(expected_request.get("include"), request.get("include"))
+    if narrowed_include is not None:
+        narrowed["include"] = narrowed_include
     return {**actual, "request": narrowed}
+
+
+def _governed_include(wanted: object, include: object) -> list[Any] | None:
+    """SPEC P5: ``include`` passes when it contains every expected entry; its other entries are
+    the implementation's. ``None`` leaves it to the exact comparison."""
+    if not isinstance(wanted, list) or not isinstance(include, list):
+        return None
+    if not all(entry in include for entry in wanted):
+        return None
+    return list(wanted)
 
 
 def governed_reply(case: Case, reply: Reply | Failure) -> Reply | Failure:

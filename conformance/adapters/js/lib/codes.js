@@ -29,6 +29,7 @@ export const CODES = Object.freeze([
   'replay_provider_mismatch',
   'dedupe_exact_duplicate',
   'dedupe_id_ciphertext_conflict',
+  'display_replay_mismatch',
   'history_unreadable',
   'history_malformed',
   'file_mode_too_open',

@@ -1,4 +1,4 @@
-// Reasoning-effort configuration updates and prompt_cache_key continuity (SPEC §9: F1–F11, K1–K4).
+// Reasoning-effort configuration updates and prompt_cache_key continuity (SPEC §9: F1–F12, K1–K4, P5).
 //
 // plan() is a pure function of its inputs and runs in time linear in the history: one forward
 // pass reads the records (baseline, key, per-assistant efforts), one backward pass precomputes
@@ -20,6 +20,8 @@ export const ENDPOINTS = Object.freeze(['responses', 'compact']);
 const INSTANCE_KEY = /^[0-9a-f]{32}$/;
 const TOOL_RESULT_TYPES = new Set(['function_call_output', 'custom_tool_call_output']);
 const COMPACTION_TYPES = new Set(['compaction', 'compaction_trigger']);
+const GOVERNED_PROVIDERS = ['openai', 'codex']; // F12
+const REPLAY_INCLUDE = 'reasoning.encrypted_content'; // P5
 
 /** F2: the one item shape the plan inserts. */
 export function configurationUpdate(effort) {
@@ -156,8 +158,10 @@ export function plan(p) {
   const endpoint = p.endpoint ?? 'responses';
   if (!TRANSPORTS.includes(transport)) throw new TypeError(`unknown transport ${String(transport)}`);
   if (!ENDPOINTS.includes(endpoint)) throw new TypeError(`unknown endpoint ${String(endpoint)}`);
-  const registry = new Set(p.update_capable_models ?? DEFAULT_UPDATE_CAPABLE_MODELS);
   const targetProvider = p.target_provider ?? 'openai';
+  // F12: for a target §9 does not govern, no model is update-capable and no record is read.
+  const governed = GOVERNED_PROVIDERS.includes(targetProvider);
+  const registry = new Set(governed ? (p.update_capable_models ?? DEFAULT_UPDATE_CAPABLE_MODELS) : []);
 
   const { model, updateCapable, reasoning, desired } = checkRequest({ ...p, metadata }, registry);
 
@@ -174,6 +178,7 @@ export function plan(p) {
   for (let i = 0; i < n; i++) {
     const msg = messages[i];
     if (isJsonObject(msg) && msg.role === 'assistant') lastAssistant = i;
+    if (!governed) continue; // F12: records are not read
     const r = readCacheState(msg, model, updateCapable);
     if (r.verdict === VALID) {
       recordEffort[i] = r.effort;
@@ -183,7 +188,7 @@ export function plan(p) {
       recordDiagnostics.push({ code: 'cache_state_invalid', message_index: i, block_index: 0 });
     }
   }
-  const key = given(metadata, 'prompt_cache_key') ? metadata.prompt_cache_key : (lastValid ? lastValid.key : p.instance_key);
+  const key = governed && given(metadata, 'prompt_cache_key') ? metadata.prompt_cache_key : (lastValid ? lastValid.key : p.instance_key);
 
   // P2: replay items and own items per message, diagnostics in block order.
   const built = buildSegments(p.history, { provider: targetProvider, transport });
@@ -249,7 +254,8 @@ export function plan(p) {
     }
   }
 
-  const request = { model };
+  // P5: every request asks for the state a later request replays.
+  const request = { model, store: false, include: [REPLAY_INCLUDE] };
   const sentReasoning = requestReasoning(updateCapable, reasoning, updateCapable ? (firstValid ? firstValid.effort : desired) : desired);
   if (sentReasoning !== undefined) request.reasoning = sentReasoning;
   request.prompt_cache_key = key;
@@ -258,7 +264,7 @@ export function plan(p) {
 
   return {
     request,
-    record: { model, key, effort: updateCapable ? effort : null },
+    record: governed ? { model, key, effort: updateCapable ? effort : null } : null, // F12
     diagnostics: mergeDiagnostics(replayDiagnostics, recordDiagnostics),
   };
 }

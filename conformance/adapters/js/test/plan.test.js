@@ -224,12 +224,14 @@ test('F6/F11: diagnostics of P2 and records together, in message order', () => {
   assert.deepEqual(r.request.input.map((it) => it.type), ['message', 'reasoning', 'message', 'message', 'message', 'message']);
 });
 
-test('xai target: D7 applies inside the plan; replay items precede own items', () => {
+test('xai target (F12): D7 applies inside the plan; no update, no record', () => {
   const env = { type: 'text', text: captureEnvelopeText(item(), 'response.output_item.done') };
   const asst = a('a1', 'low', { replay: [env], items: [{ type: 'message', role: 'assistant', id: 'msg_1', content: [{ type: 'output_text', text: 'a1' }] }] });
   const r = run([u('u1'), asst, u('u2')], 'high', { target_provider: 'xai' });
-  assert.deepEqual(r.request.input.map((it) => it.type), ['message', 'reasoning', 'message', 'configuration_update', 'message']);
+  assert.deepEqual(r.request.input.map((it) => it.type), ['message', 'reasoning', 'message', 'message']);
   assert.equal(Object.hasOwn(r.request.input[2], 'id'), false);
+  assert.deepEqual(r.request.reasoning, { effort: 'high' });
+  assert.equal(r.record, null);
 });
 
 // --- F8 -------------------------------------------------------------------------------------
@@ -389,7 +391,7 @@ test('K4 / purity: nothing else is derived from the key, inputs are not mutated'
   const h = [u('u1'), a('a1', 'low'), u('u2')];
   const before = JSON.stringify(h);
   const r = run(h, 'high');
-  assert.deepEqual(Object.keys(r.request).sort(), ['input', 'model', 'prompt_cache_key', 'reasoning']);
+  assert.deepEqual(Object.keys(r.request).sort(), ['include', 'input', 'model', 'prompt_cache_key', 'reasoning', 'store']);
   assert.equal(JSON.stringify(h), before);
   assert.deepEqual(run(h, 'high'), r);
 });
@@ -417,7 +419,7 @@ test('adapter: plan is in the handshake; output and reject shapes', () => {
   const input = { history: { messages: [u('u1'), a('a1', 'low', { response_id: 'r1' }), u('u2')] }, model: ASTRA, desired_effort: 'high', instance_key: KEY, transport: 'websocket_continuation' };
   const out = runCase('plan', input);
   assert.deepEqual(out, { output: {
-    request: { model: ASTRA, reasoning: { effort: 'low' }, prompt_cache_key: KEY, input: [{ type: 'configuration_update', reasoning: { effort: 'high' } }, umsg('u2')], previous_response_id: 'r1' },
+    request: { model: ASTRA, store: false, include: ['reasoning.encrypted_content'], reasoning: { effort: 'low' }, prompt_cache_key: KEY, input: [{ type: 'configuration_update', reasoning: { effort: 'high' } }, umsg('u2')], previous_response_id: 'r1' },
     record: { model: ASTRA, key: KEY, effort: 'high' },
     diagnostics: [],
   } });

@@ -164,7 +164,7 @@ export declare function telemetryCounters(
   dedupe?: Partial<DedupeCounters>,
 ): TelemetryCounters;
 
-// plan.js (SPEC §9: F1–F11, K1–K4)
+// plan.js (SPEC §9: F1–F12, K1–K4)
 export declare const TOOL_MEDIA_CHANNEL: 'fast-agent-tool-media-message';
 export interface PlanParameters {
   history: History;
@@ -186,7 +186,8 @@ export interface CacheStateRecord {
 /** F11: the request fields and the record; throws ReplayError with one code of the F8 table. */
 export declare function plan(parameters: PlanParameters): {
   request: JsonObject;
-  record: CacheStateRecord;
+  /** null for a target provider §9 does not govern (F12). */
+  record: CacheStateRecord | null;
   diagnostics: Diagnostic[];
 };
 /** F2: the configuration update item. */

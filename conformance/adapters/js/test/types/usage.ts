@@ -25,7 +25,7 @@ const built = buildInput({ messages: [] }, { provider: 'openai' }, { conflict_po
 const firstCode: DiagnosticCode | undefined = built.diagnostics[0]?.code;
 const exact: number = dedupeEntries([]).counters.replay_deduplicated_exact_count;
 const planned = plan({ history: { messages: [] }, model: 'gpt-6-astra', desired_effort: 'low', instance_key: '0'.repeat(32) });
-const effort: string | null = planned.record.effort;
+const effort: string | null = planned.record === null ? null : planned.record.effort; // F12: null for xai
 const exported = exportHistory({ messages: [] }, 'redacted', { dropDisplayReasoning: true });
 const counters: number = telemetryCounters(built.input).reasoning_replay_item_count;
 const error = new ReplayError('json_malformed');

@@ -1,0 +1,55 @@
+"""The display text of a reasoning item, and whether a display channel agrees with it (SPEC ST3).
+
+Pure functions of an item's parts and a channel's blocks; the validator reports what they find
+(SPEC H3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from .envelope import ReasoningReplayItem
+
+# SPEC ST3: the characters trimmed from both ends of a part, listed there one by one.
+TRIMMED: Final = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680"
+    "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
+EMPTY_SUMMARY_PLACEHOLDER: Final = "<!-- -->"  # SPEC ST3: a part whose body is this is dropped
+PART_SEPARATOR: Final = "\n\n"
+
+
+def _body(text: str) -> str:
+    """SPEC ST3: after a leading ``**title**`` that ends its line, the rest; else the text."""
+    if not text.startswith("**"):
+        return text
+    closing = text.find("**", 2)
+    if closing < 3:
+        return text
+    rest = text[closing + 2 :]
+    return rest if rest.startswith(("\n", "\r")) else text
+
+
+def display_text(item: ReasoningReplayItem) -> str | None:
+    """SPEC ST3: the text a display channel shows for ``item``, or ``None`` when it has none."""
+    texts = [text for text in item.summary if text] or [text for text in item.content or () if text]
+    kept = []
+    for text in texts:
+        trimmed = text.strip(TRIMMED)
+        if trimmed and _body(trimmed).strip(TRIMMED) != EMPTY_SUMMARY_PLACEHOLDER:
+            kept.append(trimmed)
+    return PART_SEPARATOR.join(kept) or None
+
+
+def _is_subsequence(wanted: Iterable[str], texts: Iterable[str]) -> bool:
+    remaining = iter(texts)
+    return all(any(text == one for text in remaining) for one in wanted)
+
+
+def display_consistent(items: Sequence[ReasoningReplayItem], display_texts: Sequence[str]) -> bool:
+    """SPEC ST3: the items' display texts, in order, are a subsequence of the display
+    channel's text-block texts."""
+    wanted = (text for text in map(display_text, items) if text is not None)
+    return _is_subsequence(wanted, display_texts)
