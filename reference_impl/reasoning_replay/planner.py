@@ -89,6 +89,9 @@ def _records(
 ) -> tuple[dict[int, CacheStateRecord], list[Diagnostic]]:
     """The records valid for ``model``, by message index, and a diagnostic per malformed one."""
     valid: dict[int, CacheStateRecord] = {}
+    # A history repeats a few records many times: keeping one object per distinct record leaves
+    # the collector a count of objects that does not grow with the history.
+    distinct: dict[CacheStateRecord, CacheStateRecord] = {}
     diagnostics = []
     for index, message in enumerate(messages):
         if message.role != "assistant":
@@ -100,7 +103,7 @@ def _records(
             diagnostics.append(Diagnostic(record, index, 0))
         elif record.model == model:  # SPEC F5: other models' records are ignored
             if effort_allowed(record.effort, update_capable):
-                valid[index] = record
+                valid[index] = distinct.setdefault(record, record)
             else:
                 diagnostics.append(Diagnostic(Code.CACHE_STATE_INVALID, index, 0))
     return valid, diagnostics
@@ -134,20 +137,20 @@ def _insert_updates(
     messages: Sequence[HistoryMessage],
     turn_efforts: Mapping[int, str | None],
     baseline: str,
-) -> tuple[list[list[dict[str, Any]]], str]:
+) -> tuple[list[Sequence[dict[str, Any]]], str]:
     """SPEC F2, F4, F7 as the state machine of §9.3; returns the items and the record's effort."""
     effective: str | None = baseline
     remembered = baseline
-    planned: list[list[dict[str, Any]]] = []
+    planned: list[Sequence[dict[str, Any]]] = []
     for index, (message, items) in enumerate(zip(messages, by_message, strict=True)):
-        out = list(items)
+        out = items  # copied only when an update goes in: fewer objects for the collector
         if index in turn_efforts:
             effort = turn_efforts[index]
             if effort is None:  # no relabelling: the turn keeps what is in force
                 effort = effective if effective is not None else remembered
             if effort != effective:  # an unknown effective effort always differs (SPEC F7)
                 at = next(i for i, item in enumerate(out) if _is_user_message_item(item))
-                out.insert(at, configuration_update(effort))
+                out = [*out[:at], configuration_update(effort), *out[at:]]
                 effective = effort
         if _has_compaction(message):
             if effective is not None:
@@ -155,6 +158,14 @@ def _insert_updates(
             effective = None
         planned.append(out)
     return planned, effective if effective is not None else remembered
+
+
+def _without_updates(items: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
+    """``items`` without configuration updates; the same object when it has none (no copy)."""
+    for item in items:
+        if item.get("type") == "configuration_update":
+            return [item for item in items if item.get("type") != "configuration_update"]
+    return items
 
 
 def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> Plan | Code:
@@ -182,8 +193,7 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
     replay = build_replay_input(messages, ReplayTarget(settings.target_provider))
     # SPEC F2: stored updates are never sent; every update is derived from the records.
     by_message: Sequence[Sequence[dict[str, Any]]] = [
-        [item for item in items if item.get("type") != "configuration_update"]
-        for items in replay.by_message
+        _without_updates(items) for items in replay.by_message
     ]
     reasoning: dict[str, Any] | None
     metadata_reasoning = metadata.get("reasoning")
