@@ -5,7 +5,7 @@ A pure function of the history and the request's settings, linear in the history
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
@@ -14,7 +14,7 @@ from .cache_state import CACHE_STATE_CHANNEL, CacheStateRecord, effort_allowed, 
 from .diagnostics import Code, Diagnostic
 from .history import HistoryMessage
 from .overrides import check_overrides, desired_effort, is_update_capable, requested_model
-from .provider_input import ReplayTarget, build_replay_input
+from .provider_input import ReplayTarget, message_inputs, read_replay_blocks
 
 DEFAULT_UPDATE_CAPABLE: Final = frozenset(("gpt-6-astra",))  # SPEC §9.1
 STAGED_MEDIA_CHANNEL: Final = "fast-agent-tool-media-message"
@@ -132,18 +132,39 @@ def _turn_efforts(
     return efforts
 
 
+@dataclass(slots=True)
+class Input:
+    """A request's ``input`` as one list, with where each message's part starts.
+
+    One list rather than a list per message: a plan then leaves the collector a number of
+    objects that grows with the history's tracked items only, not with its messages, so a long
+    history's plan does not set off full collections of the whole heap.
+    """
+
+    items: list[dict[str, Any]] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+
+    def append(self, message_items: Iterable[dict[str, Any]]) -> None:
+        self.starts.append(len(self.items))
+        self.items.extend(message_items)
+
+    def after(self, index: int) -> list[dict[str, Any]]:
+        """The items of the messages after message ``index``."""
+        return self.items[self.starts[index + 1] :] if index + 1 < len(self.starts) else []
+
+
 def _insert_updates(
-    by_message: Sequence[Sequence[dict[str, Any]]],
+    by_message: Iterable[Sequence[dict[str, Any]]],
     messages: Sequence[HistoryMessage],
     turn_efforts: Mapping[int, str | None],
     baseline: str,
-) -> tuple[list[Sequence[dict[str, Any]]], str]:
-    """SPEC F2, F4, F7 as the state machine of §9.3; returns the items and the record's effort."""
+) -> tuple[Input, str]:
+    """SPEC F2, F4, F7 as the state machine of §9.3; returns the input and the record's effort."""
     effective: str | None = baseline
     remembered = baseline
-    planned: list[Sequence[dict[str, Any]]] = []
+    planned = Input()
     for index, (message, items) in enumerate(zip(messages, by_message, strict=True)):
-        out = items  # copied only when an update goes in: fewer objects for the collector
+        out = items  # copied only when an update goes in
         if index in turn_efforts:
             effort = turn_efforts[index]
             if effort is None:  # no relabelling: the turn keeps what is in force
@@ -190,11 +211,11 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
     latest = records[max(records)].key if records else None
     key = explicit_key if isinstance(explicit_key, str) else latest or settings.instance_key
 
-    replay = build_replay_input(messages, ReplayTarget(settings.target_provider))
+    target = ReplayTarget(settings.target_provider)
+    replay = read_replay_blocks(messages, target)
     # SPEC F2: stored updates are never sent; every update is derived from the records.
-    by_message: Sequence[Sequence[dict[str, Any]]] = [
-        _without_updates(items) for items in replay.by_message
-    ]
+    by_message = (_without_updates(items) for items in message_inputs(messages, target, replay))
+    planned: Input
     reasoning: dict[str, Any] | None
     metadata_reasoning = metadata.get("reasoning")
     others = {name: value for name, value in (metadata_reasoning or {}).items() if name != "effort"}
@@ -203,7 +224,7 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
         baseline = records[min(records)].effort if records else desired  # SPEC F1
         assert baseline is not None
         turn_efforts = _turn_efforts(messages, records, desired)
-        by_message, final_effort = _insert_updates(by_message, messages, turn_efforts, baseline)
+        planned, final_effort = _insert_updates(by_message, messages, turn_efforts, baseline)
         reasoning = {"effort": baseline, **others}
         record = CacheStateRecord(model, key, final_effort)
     else:  # SPEC F10: the request-level effort changes normally, and no update is ever sent
@@ -212,12 +233,15 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
         else:
             reasoning = others if isinstance(metadata_reasoning, Mapping) else None
         record = CacheStateRecord(model, key, None)
+        planned = Input()
+        for items in by_message:
+            planned.append(items)
 
     request: dict[str, Any] = {"model": model}
     if reasoning is not None:
         request["reasoning"] = reasoning
     request["prompt_cache_key"] = key
-    request.update(_input_for_transport(messages, by_message, settings.transport))
+    request.update(_input_for_transport(messages, planned, settings.transport))
     if settings.endpoint is Endpoint.COMPACT and any(
         item.get("type") == "configuration_update" for item in request["input"]
     ):
@@ -229,7 +253,7 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
 
 def _input_for_transport(
     messages: Sequence[HistoryMessage],
-    by_message: Sequence[Sequence[dict[str, Any]]],
+    planned: Input,
     transport: PlanTransport,
 ) -> dict[str, Any]:
     """SPEC F9: the whole input, or for a WebSocket continuation only what follows the last
@@ -240,6 +264,5 @@ def _input_for_transport(
     if transport is PlanTransport.WEBSOCKET_CONTINUATION and last_assistant is not None:
         response_id = messages[last_assistant].response_id
         if response_id is not None:
-            increment = [item for items in by_message[last_assistant + 1 :] for item in items]
-            return {"input": increment, "previous_response_id": response_id}
-    return {"input": [item for items in by_message for item in items]}
+            return {"input": planned.after(last_assistant), "previous_response_id": response_id}
+    return {"input": planned.items}
