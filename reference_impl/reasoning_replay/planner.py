@@ -258,11 +258,13 @@ def _input_for_transport(
 ) -> dict[str, Any]:
     """SPEC F9: the whole input, or for a WebSocket continuation only what follows the last
     assistant message, chained to its response by ``previous_response_id``."""
-    last_assistant = max(
-        (i for i, message in enumerate(messages) if message.role == "assistant"), default=None
-    )
-    if transport is PlanTransport.WEBSOCKET_CONTINUATION and last_assistant is not None:
-        response_id = messages[last_assistant].response_id
-        if response_id is not None:
-            return {"input": planned.after(last_assistant), "previous_response_id": response_id}
+    if transport is PlanTransport.WEBSOCKET_CONTINUATION:
+        last_assistant = max(
+            (i for i, message in enumerate(messages) if message.role == "assistant"), default=None
+        )
+        if last_assistant is not None and messages[last_assistant].response_id is not None:
+            return {
+                "input": planned.after(last_assistant),
+                "previous_response_id": messages[last_assistant].response_id,
+            }
     return {"input": planned.items}
