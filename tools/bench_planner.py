@@ -7,7 +7,7 @@ Usage::
 
 For each scale ``k`` it builds a synthetic history of ``k * --messages`` messages, then times
 ``plan_request`` on every size in ``--runs`` interleaved rounds (one plan per size per round,
-``tools/benchharness.py``) and prints each size's median, min and max, and the ratio of each
+``tools/benchharness.py``). It prints each size's median, min and max, and the ratio of each
 size's time to the previous size's, as the median and range of the ratios taken within a round.
 With scales 1, 2, 4 a linear planner gives ratios near 2.0; a quadratic one near 4.0.
 

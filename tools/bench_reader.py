@@ -707,6 +707,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.corpus is not None
         else {"generated": True, "seed": args.seed, "invalid_fraction": args.invalid_fraction}
     )
+    results["tool"] = "tools/bench_reader.py"
+    results["argv"] = list(argv) if argv is not None else sys.argv[1:]
     print(format_report(results))
     if args.json_out is not None:
         args.json_out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")

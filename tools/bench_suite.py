@@ -164,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json is not None:
         document = {
             "tool": "tools/bench_suite.py",
+            "argv": list(argv) if argv is not None else sys.argv[1:],
             "figures": figures,
             "harness": rounds.to_json(),
         }

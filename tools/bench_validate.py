@@ -216,10 +216,15 @@ def measure_json_loads(root: Path) -> dict[str, float]:
 def measure_validate(root: Path, jobs: int) -> dict[str, float]:
     from reasoning_replay.suite.cli import main  # noqa: PLC0415 - only in the child
 
-    argv = ["validate", str(root), "--format", "json", "--output", os.devnull, "--no-progress"]
-    start = time.perf_counter()
-    status = main([*argv, "--jobs", str(jobs)])
-    wall = time.perf_counter() - start
+    # A regular file: validate refuses to write its report to a device such as /dev/null.
+    with tempfile.TemporaryDirectory(prefix="bench-validate-report-") as scratch:
+        report = Path(scratch) / "report.json"
+        argv = ["validate", str(root), "--format", "json", "--output", str(report)]
+        start = time.perf_counter()
+        status = main([*argv, "--no-progress", "--jobs", str(jobs)])
+        wall = time.perf_counter() - start
+        if not report.is_file() or report.stat().st_size == 0:  # a refused run is no figure
+            raise SystemExit(f"validate wrote no report (exit status {status})")
     return {"wall_s": wall, "exit_status": status, **_rusage()}
 
 
@@ -372,6 +377,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "methods": rows,
                 "ratios": ratios,
                 "tool": "tools/bench_validate.py",
+                "argv": list(argv) if argv is not None else sys.argv[1:],
                 "harness": rounds.to_json(ratio_pairs),
             }
             args.json.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")

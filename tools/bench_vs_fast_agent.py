@@ -241,6 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "python": platform.python_version(),
             "machine": platform.machine(),
             "tool": "tools/bench_vs_fast_agent.py",
+            "argv": list(argv) if argv is not None else sys.argv[1:],
             "harness": rounds.to_json(ratio_pairs),
         }
         args.json.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
