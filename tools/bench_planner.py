@@ -3,12 +3,13 @@
 Usage::
 
     python tools/bench_planner.py [--messages 10000] [--runs 5] [--scales 1,2,4]
-                                  [--seed 20251129] [--json OUT]
+                                  [--seed 20251129] [--gc live|frozen] [--json OUT]
 
-For each scale ``k`` it builds a synthetic history of ``k * --messages`` messages and times
-``plan_request`` on it (the median of ``--runs`` runs after one untimed warm-up run), then prints
-the times and the ratio of each time to the previous scale's. With scales 1, 2, 4 a linear
-planner gives ratios near 2.0; a quadratic one near 4.0.
+For each scale ``k`` it builds a synthetic history of ``k * --messages`` messages, then times
+``plan_request`` on every size in ``--runs`` interleaved rounds (one plan per size per round,
+``tools/benchharness.py``). It prints each size's median, min and max, and the ratio of each
+size's time to the previous size's, as the median and range of the ratios taken within a round.
+With scales 1, 2, 4 a linear planner gives ratios near 2.0; a quadratic one near 4.0.
 
 The history is what a long agent session stores (every choice from one ``random.Random(seed)``):
 
@@ -23,28 +24,29 @@ The history is what a long agent session stores (every choice from one ``random.
   about one in 500 carries a native compaction item;
 - the history ends with a new genuine user turn, so the plan is a real next request.
 
-The history is built, planned once untimed (a warm-up that also checks the plan is not
-rejected), planned once under ``cProfile`` to count Python function calls (a machine-independent
-measure of work: a linear planner doubles it exactly when the history doubles), then held with
-``gc.collect(); gc.freeze()`` so that the collector does not rescan the long-lived input during
-a run. Each timed run calls ``gc.collect()`` first and is timed with ``time.perf_counter``; the
-figure is the median run. ``--json OUT`` writes every figure (all runs, medians, ratios of
-time and of function calls, the history's composition, the plan's size).
+Each history is built, planned once untimed (a warm-up that also checks the plan is not
+rejected) and planned once under ``cProfile`` to count Python function calls (a
+machine-independent measure of work: a linear planner doubles it exactly when the history
+doubles). Each timed plan follows a ``gc.collect()``, which leaves the histories in the
+collector's oldest generation, as a real process holds its history: a plan that left too many
+objects behind would set off a full collection of the whole heap, history included, and show
+it in the time. ``--gc frozen`` holds the histories with ``gc.freeze()`` instead (then a full
+collection scans only what the plan made).
+``--json OUT`` writes every figure (all runs, spreads, ratios of time and of function calls, the
+history's composition, the plan's size, the machine's load).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
-import gc
 import itertools
 import json
 import platform
 import pstats
 import random
-import statistics
 import sys
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -58,6 +60,9 @@ from reasoning_replay import (
 from reasoning_replay.cache_state import CACHE_STATE_CHANNEL, CacheStateRecord
 from reasoning_replay.planner import Plan, PlanSettings, plan_request
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchharness import Rounds, Trial, frozen_gc, run_rounds, timed
+
 MODEL: Final = "gpt-6-astra"
 INSTANCE_KEY: Final = "0123456789abcdef" * 2
 EFFORTS: Final = ("low", "medium", "high", "xhigh", "max")
@@ -65,6 +70,7 @@ DEFAULT_MESSAGES: Final = 10_000
 DEFAULT_RUNS: Final = 5
 DEFAULT_SCALES: Final = (1, 2, 4)
 DEFAULT_SEED: Final = 20251129
+SETTINGS: Final = PlanSettings(MODEL, "medium", INSTANCE_KEY)
 
 EFFORT_CHANGE_PER_TURN: Final = 1 / 8
 TOOL_LOOP_PER_TURN: Final = 0.3
@@ -199,6 +205,8 @@ class Measurement:
     messages: int
     runs_seconds: list[float]
     median_seconds: float
+    min_seconds: float
+    max_seconds: float
     microseconds_per_message: float
     input_items: int
     configuration_updates: int
@@ -214,52 +222,86 @@ def count_calls(messages: Sequence[HistoryMessage], plan_settings: PlanSettings)
     return int(pstats.Stats(profile).total_calls)  # type: ignore[attr-defined]
 
 
-def measure(count: int, runs: int, seed: int) -> Measurement:
+@dataclass
+class Prepared:
+    """One size's history, its checked plan and its call count (all untimed)."""
+
+    messages: list[HistoryMessage]
+    composition: Composition
+    plan: Plan
+    function_calls: int
+
+
+def prepare(count: int, seed: int) -> Prepared:
     messages, composition = build_history(count, seed)
-    plan_settings = PlanSettings(MODEL, "medium", INSTANCE_KEY)
-    warm = plan_request(messages, plan_settings)  # untimed: also checks the plan
+    warm = plan_request(messages, SETTINGS)  # untimed: also checks the plan
     if not isinstance(warm, Plan):
         raise RuntimeError(f"the synthetic history was rejected: {warm}")
-    calls = count_calls(messages, plan_settings)
-    # The history is long-lived input: keep the collector from rescanning it during a run.
-    gc.collect()
-    gc.freeze()
-    times: list[float] = []
-    try:
-        for _ in range(runs):
-            gc.collect()
-            start = time.perf_counter()
-            plan_request(messages, plan_settings)
-            times.append(time.perf_counter() - start)
-    finally:
-        gc.unfreeze()
-    median = statistics.median(times)
-    items = warm.request["input"]
-    return Measurement(
-        messages=count,
-        runs_seconds=times,
-        median_seconds=median,
-        microseconds_per_message=median / count * 1e6,
-        input_items=len(items),
-        configuration_updates=sum(item.get("type") == "configuration_update" for item in items),
-        diagnostics=len(warm.diagnostics),
-        function_calls=calls,
-        composition=composition,
-    )
+    return Prepared(messages, composition, warm, count_calls(messages, SETTINGS))
 
 
-def ratios(measurements: Sequence[Measurement]) -> list[dict[str, float | int]]:
-    """t(next) / t(previous) for each pair of consecutive scales, with the size ratio."""
-    return [
-        {
-            "from": a.messages,
-            "to": b.messages,
-            "size_ratio": b.messages / a.messages,
-            "time_ratio": b.median_seconds / a.median_seconds,
-            "calls_ratio": b.function_calls / a.function_calls,
-        }
+def measure(
+    sizes: Sequence[int], runs: int, seed: int, freeze: bool = False
+) -> tuple[list[Measurement], Rounds]:
+    """Every size's plan timed in interleaved rounds (one plan per size per round)."""
+    prepared = {count: prepare(count, seed) for count in sizes}
+
+    def trial(messages: list[HistoryMessage]) -> Trial:
+        return timed(lambda: plan_request(messages, SETTINGS))
+
+    trials = {str(n): trial(p.messages) for n, p in prepared.items()}
+    with frozen_gc() if freeze else contextlib.nullcontext():
+        rounds = run_rounds(trials, runs)
+    measurements = []
+    for count, p in prepared.items():
+        spread = rounds.spread(str(count))
+        items = p.plan.request["input"]
+        measurements.append(
+            Measurement(
+                messages=count,
+                runs_seconds=list(rounds.times[str(count)]),
+                median_seconds=spread.median,
+                min_seconds=spread.min,
+                max_seconds=spread.max,
+                microseconds_per_message=spread.median / count * 1e6,
+                input_items=len(items),
+                configuration_updates=sum(
+                    item.get("type") == "configuration_update" for item in items
+                ),
+                diagnostics=len(p.plan.diagnostics),
+                function_calls=p.function_calls,
+                composition=p.composition,
+            )
+        )
+    return measurements, rounds
+
+
+def ratio_pairs(measurements: Sequence[Measurement]) -> dict[str, tuple[str, str]]:
+    """``t(b)/t(a)`` for each pair of consecutive sizes, as harness ratios."""
+    return {
+        f"t({b.messages})/t({a.messages})": (str(b.messages), str(a.messages))
         for a, b in itertools.pairwise(measurements)
-    ]
+    }
+
+
+def ratios(measurements: Sequence[Measurement], rounds: Rounds) -> list[dict[str, Any]]:
+    """Each consecutive pair's size ratio, time ratio (median and range of the per-round
+    ratios) and function-call ratio."""
+    found = []
+    for a, b in itertools.pairwise(measurements):
+        spread = rounds.ratio(str(b.messages), str(a.messages))
+        found.append(
+            {
+                "from": a.messages,
+                "to": b.messages,
+                "size_ratio": b.messages / a.messages,
+                "time_ratio": spread.median,
+                "time_ratio_min": spread.min,
+                "time_ratio_max": spread.max,
+                "calls_ratio": b.function_calls / a.function_calls,
+            }
+        )
+    return found
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -272,6 +314,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="comma-separated multiples of N (default 1,2,4)",
     )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument(
+        "--gc",
+        choices=("live", "frozen"),
+        default="live",
+        help="live: the histories stay in the collector's oldest generation, as in a real"
+        " process (default); frozen: gc.freeze() holds them out of its scans",
+    )
     parser.add_argument("--json", type=Path, metavar="OUT", help="write every figure as JSON")
     args = parser.parse_args(argv)
     if args.messages < 1 or args.runs < 1:
@@ -287,22 +336,27 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    measurements = [measure(args.messages * k, args.runs, args.seed) for k in args.scales]
-    print(f"plan_request, median of {args.runs} runs (python {platform.python_version()})")
+    sizes = [args.messages * k for k in args.scales]
+    measurements, rounds = measure(sizes, args.runs, args.seed, freeze=args.gc == "frozen")
     print(
-        f"{'messages':>9} {'median ms':>10} {'µs/message':>11} {'items':>8} {'updates':>8}"
-        f" {'calls':>9}"
+        f"plan_request, {args.runs} interleaved rounds (one plan per size per round), gc {args.gc}"
+    )
+    print(
+        f"{'messages':>9} {'median ms':>10} {'min ms':>9} {'max ms':>9} {'µs/message':>11}"
+        f" {'items':>8} {'updates':>8} {'calls':>9}"
     )
     for m in measurements:
         print(
-            f"{m.messages:>9} {m.median_seconds * 1e3:>10.2f} {m.microseconds_per_message:>11.2f}"
+            f"{m.messages:>9} {m.median_seconds * 1e3:>10.2f} {m.min_seconds * 1e3:>9.2f}"
+            f" {m.max_seconds * 1e3:>9.2f} {m.microseconds_per_message:>11.2f}"
             f" {m.input_items:>8} {m.configuration_updates:>8} {m.function_calls:>9}"
         )
-    found = ratios(measurements)
+    found = ratios(measurements, rounds)
     for r in found:
         print(
             f"t({r['to']})/t({r['from']}) = {r['time_ratio']:.2f}"
-            f" (size ×{r['size_ratio']:g}, function calls ×{r['calls_ratio']:.3f})"
+            f" ({r['time_ratio_min']:.2f}–{r['time_ratio_max']:.2f} over the rounds;"
+            f" size ×{r['size_ratio']:g}, function calls ×{r['calls_ratio']:.3f})"
         )
     c = measurements[0].composition
     print(
@@ -310,14 +364,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         f" {c.assistant_messages} assistant messages, {c.replay_blocks} replay blocks,"
         f" {c.compactions} compactions, {c.effort_changes} effort changes"
     )
+    print(rounds.machine.describe())
     if args.json is not None:
         report = {
+            "tool": "tools/bench_planner.py",
+            "argv": list(argv) if argv is not None else sys.argv[1:],
             "runs": args.runs,
             "seed": args.seed,
+            "gc": args.gc,
             "python": platform.python_version(),
             "platform": platform.platform(),
             "measurements": [asdict(m) for m in measurements],
             "ratios": found,
+            "harness": rounds.to_json(ratio_pairs(measurements)),
         }
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0

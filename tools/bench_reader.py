@@ -18,8 +18,10 @@ Method (after ``/work/shared/research/perf-anchors.md``):
 - Before every timed pass over ``str`` input, the ``str`` list is rebuilt from the bytes
   (untimed), so no method benefits from a UTF-8 form cached inside a ``str`` by an earlier one.
 - Each pass runs after a ``gc.collect()`` with gc left enabled, timed with ``perf_counter``.
-  The passes of the methods are interleaved (pass 1 of every method, then pass 2, ...) so a
-  drift in machine speed hits them alike. The figure reported is the median pass.
+  The passes of the methods are interleaved (pass 1 of every method, then pass 2, ...; by
+  ``tools/benchharness.py``) so a drift in machine speed hits them alike. The figures reported
+  are the median pass and, for the ratios, the min / median / max of the ratios taken within
+  each pass, with the machine's load average at start and end.
 - 1 MB = 10^6 bytes of UTF-8 line text (newlines excluded).
 
 Methods timed:
@@ -55,7 +57,6 @@ from a shared VM, where runs vary by 20-30 %.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import platform
@@ -69,6 +70,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 import corpus
+from benchharness import Rounds, Spread, Trial, frozen_gc, run_rounds, timed
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
 from referencing import Registry
 
@@ -386,29 +388,44 @@ _Plan = list[tuple[str, Callable[[Sequence[Any]], None], bool, int]]
 
 def _timed_passes(
     lines: Sequence[bytes], plan: _Plan, passes: int, say: Callable[[str], None]
-) -> dict[str, list[float]]:
+) -> Rounds:
     """Seconds per pass per method; the methods' passes interleave, under a frozen gc."""
-    times: dict[str, list[float]] = {name: [] for name, *_ in plan}
-    gc.collect()
-    gc.freeze()
-    try:
-        for pass_no in range(1, passes + 1):
-            for name, loop, wants_str, n in plan:
-                say(f"pass {pass_no}/{passes}: {DESCRIPTIONS[name]}")
-                # Fresh str objects for every str pass: no cached UTF-8 carries over.
-                items: Sequence[Any] = (
-                    [raw.decode("utf-8", errors="surrogateescape") for raw in lines[:n]]
-                    if wants_str
-                    else lines[:n]
-                )
-                gc.collect()
-                started = time.perf_counter()
-                loop(items)
-                times[name].append(time.perf_counter() - started)
-                del items
-    finally:
-        gc.unfreeze()
-    return times
+
+    def trial(loop: Callable[[Sequence[Any]], None], wants_str: bool, n: int) -> Trial:
+        def run() -> float:
+            # Fresh str objects for every str pass: no cached UTF-8 carries over (untimed).
+            items: Sequence[Any] = (
+                [raw.decode("utf-8", errors="surrogateescape") for raw in lines[:n]]
+                if wants_str
+                else lines[:n]
+            )
+            return timed(lambda: loop(items))()
+
+        return run
+
+    trials = {name: trial(loop, wants_str, n) for name, loop, wants_str, n in plan}
+    with frozen_gc():
+        return run_rounds(trials, passes, progress=say)
+
+
+def _ratio_spreads(rounds: Rounds, plan: _Plan) -> dict[str, dict[str, float | str] | None]:
+    """Each headline ratio's min / median / max over the passes, each taken within one pass
+    (per record, so a method timed on a sample compares fairly)."""
+    records = {name: n for name, _loop, _wants_str, n in plan}
+
+    def spread(slow: str, fast: str) -> dict[str, float | str] | None:
+        if slow not in records or fast not in records or not records[slow]:
+            return None
+        per_record = records[fast] / records[slow]
+        values = [r * per_record for r in rounds.per_round_ratios(slow, fast)]
+        return {"numerator": slow, "denominator": fast, **Spread.of(values).to_json()}
+
+    return {
+        "reader_vs_json_loads": spread(JSON_LOADS, READER_STR),
+        "reader_vs_jsonschema": spread(JSONSCHEMA, READER_STR),
+        "reader_bytes_vs_json_loads_bytes": spread(JSON_LOADS_BYTES, READER_BYTES),
+        "reader_bytes_vs_jsonschema": spread(JSONSCHEMA, READER_BYTES),
+    }
 
 
 def _ratios(
@@ -522,9 +539,11 @@ def run_benchmark(
     ]
     if rs_is_valid is not None:
         plan.append((JSONSCHEMA_RS, _make_schema_loop(rs_is_valid), True, count))
-    times = _timed_passes(lines, plan, passes, say)
+    rounds = _timed_passes(lines, plan, passes, say)
     methods = {
-        name: _method_row(name, n, sample_bytes if name == JSONSCHEMA else total_bytes, times[name])
+        name: _method_row(
+            name, n, sample_bytes if name == JSONSCHEMA else total_bytes, list(rounds.times[name])
+        )
         for name, _loop, _wants_str, n in plan
     }
     ratios, extra_ratios, goals = _ratios(methods, found)
@@ -547,6 +566,7 @@ def run_benchmark(
         "passes": passes,
         "methods": methods,
         "ratios": ratios,
+        "ratio_spreads": _ratio_spreads(rounds, plan),
         "extra_ratios": extra_ratios,
         "goals": goals,
         "agreement": {name: check.as_dict() for name, check in found.checks.items()},
@@ -559,6 +579,7 @@ def run_benchmark(
         },
         "notes": notes,
         "ok": found.ok,
+        "harness": rounds.to_json(),
     }
 
 
@@ -595,7 +616,7 @@ def format_report(results: dict[str, Any]) -> str:
         out.append(f"  {name}: {row['pass_seconds']}")
     out.append("")
     ratios, goals = results["ratios"], results["goals"]
-    out.append("headline ratios (one run):")
+    out.append("headline ratios (of the median passes):")
     for key in ("reader_vs_json_loads", "reader_vs_jsonschema"):
         goal = goals[key]
         state = {True: "met", False: "NOT met", None: "n/a"}[goal["met"]]
@@ -605,6 +626,17 @@ def format_report(results: dict[str, Any]) -> str:
         "  verdict_agreement: "
         + ("n/a" if agreement is None else f"{agreement:.6f}")
         + (" (all agree)" if goals["verdict_agreement"]["met"] else " (MISMATCHES)")
+    )
+    out.append("ratios within each pass, min / median / max:")
+    for key, spread in results["ratio_spreads"].items():
+        if spread is not None:
+            out.append(
+                f"  {key}: {spread['min']:.2f} / {spread['median']:.2f} / {spread['max']:.2f}"
+            )
+    load = results["harness"]["machine"]
+    out.append(
+        f"load average (1/5/15 min) {load['load_average_start']} at start,"
+        f" {load['load_average_end']} at end; {load['cpus']} CPUs usable"
     )
     out.append("other ratios: " + ", ".join(
         f"{key} {_fmt_ratio(value)}" for key, value in results["extra_ratios"].items()
@@ -675,6 +707,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.corpus is not None
         else {"generated": True, "seed": args.seed, "invalid_fraction": args.invalid_fraction}
     )
+    results["tool"] = "tools/bench_reader.py"
+    results["argv"] = list(argv) if argv is not None else sys.argv[1:]
     print(format_report(results))
     if args.json_out is not None:
         args.json_out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")

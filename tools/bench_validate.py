@@ -53,6 +53,7 @@ TOOLS_DIR: Final = Path(__file__).resolve().parent
 sys.path.insert(0, str(TOOLS_DIR))
 
 import corpus  # noqa: E402  (tools/corpus.py: text and ciphertext shapes)
+from benchharness import Rounds, Trial, format_rounds, run_rounds  # noqa: E402
 from reasoning_replay import canonicalize_completed_reasoning_output_item  # noqa: E402
 
 DEFAULT_SEED: Final = 20261129
@@ -215,10 +216,15 @@ def measure_json_loads(root: Path) -> dict[str, float]:
 def measure_validate(root: Path, jobs: int) -> dict[str, float]:
     from reasoning_replay.suite.cli import main  # noqa: PLC0415 - only in the child
 
-    argv = ["validate", str(root), "--format", "json", "--output", os.devnull, "--no-progress"]
-    start = time.perf_counter()
-    status = main([*argv, "--jobs", str(jobs)])
-    wall = time.perf_counter() - start
+    # A regular file: validate refuses to write its report to a device such as /dev/null.
+    with tempfile.TemporaryDirectory(prefix="bench-validate-report-") as scratch:
+        report = Path(scratch) / "report.json"
+        argv = ["validate", str(root), "--format", "json", "--output", str(report)]
+        start = time.perf_counter()
+        status = main([*argv, "--no-progress", "--jobs", str(jobs)])
+        wall = time.perf_counter() - start
+        if not report.is_file() or report.stat().st_size == 0:  # a refused run is no figure
+            raise SystemExit(f"validate wrote no report (exit status {status})")
     return {"wall_s": wall, "exit_status": status, **_rusage()}
 
 
@@ -227,6 +233,24 @@ def run_child(method: str, root: Path, jobs: int) -> dict[str, float]:
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
+
+
+def measure_methods(
+    root: Path, methods: Sequence[tuple[str, int]], passes: int
+) -> tuple[dict[str, list[dict[str, float]]], Rounds]:
+    """Every method's child runs, in interleaved rounds: drift on a shared machine hits every
+    method alike."""
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name, _ in methods}
+
+    def trial(name: str, jobs: int) -> Trial:
+        def run() -> float:  # the child's own clock: its start-up is not timed
+            result = run_child(name, root, jobs)
+            runs[name].append(result)
+            return result["wall_s"]
+
+        return run
+
+    return runs, run_rounds({name: trial(name, jobs) for name, jobs in methods}, passes)
 
 
 # --- report ------------------------------------------------------------------------------------
@@ -259,10 +283,6 @@ def _iter_lines(rows: Sequence[dict[str, Any]]) -> Iterator[str]:
             f"{r['best_mb_per_s']:>9.1f}{r['files_per_s']:>9.1f}"
             f"{r['cpu_s']:>9.1f}{r['maxrss_self_mb']:>9.0f}{r['maxrss_workers_mb']:>9.0f}"
         )
-
-
-def _load(load: tuple[float, float, float]) -> str:
-    return ", ".join(f"{x:.2f}" for x in load)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -310,37 +330,38 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
 
-        rows = []
         methods = [("json_loads", 1)] + [(f"validate_jobs{j}", j) for j in args.jobs]
-        runs: dict[str, list[dict[str, float]]] = {name: [] for name, _ in methods}
-        load_before = os.getloadavg()  # what else the machine ran, for reading the figures
-        for _ in range(args.passes):  # interleaved: drift on a shared machine hits all alike
-            for name, jobs in methods:
-                runs[name].append(run_child(name, root, jobs))
-        load_after = os.getloadavg()
+        runs, rounds = measure_methods(root, methods, args.passes)
+        load_before, load_after = rounds.machine.load_start, rounds.machine.load_end
         statuses = {
             int(r["exit_status"]) for n, rs in runs.items() if n != "json_loads" for r in rs
         }
         rows = [summarize(name, runs[name], files, size) for name, _ in methods]
         by_name = {r["method"]: r for r in rows}
         one = by_name.get("validate_jobs1")
-        most = by_name[f"validate_jobs{max(args.jobs)}"]
+        most_name = f"validate_jobs{max(args.jobs)}"
+        most = by_name[most_name]
+        # Each ratio's median and range over the rounds, each taken within one round.
+        ratio_pairs = {"validate_vs_json_loads": ("json_loads", "validate_jobs1")} if one else {}
+        if one is not None and most is not one:
+            ratio_pairs["jobs_scaling"] = ("validate_jobs1", most_name)
+        spreads = {name: rounds.ratio(a, b) for name, (a, b) in ratio_pairs.items()}
         ratios = {
             "validate_vs_json_loads": (
-                round(one["mb_per_s"] / by_name["json_loads"]["mb_per_s"], 2) if one else None
+                round(spreads["validate_vs_json_loads"].median, 2) if one else None
             ),
-            "jobs_scaling": round(most["mb_per_s"] / one["mb_per_s"], 2) if one else None,
+            "jobs_scaling": (
+                round(spreads["jobs_scaling"].median, 2) if "jobs_scaling" in spreads else None
+            ),
             "jobs": max(args.jobs),
         }
         for line in _iter_lines(rows):
             print(line)
-        print(
-            f"load average (1, 5, 15 min) before {_load(load_before)}, after {_load(load_after)}; "
-            f"{os.cpu_count()} CPUs"
-        )
+        for line in format_rounds(rounds, ratio_pairs, unit="s"):
+            print(line)
         print(
             f"validate (1 job) vs json.loads: {ratios['validate_vs_json_loads']}x (goal >= 1.0); "
-            f"{ratios['jobs']} jobs vs 1: {ratios['jobs_scaling']}x; "
+            f"{ratios['jobs']} jobs vs 1: {ratios['jobs_scaling']}x (medians of the rounds); "
             f"validator exit statuses {sorted(statuses)}"
         )
         if args.json is not None:
@@ -355,6 +376,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 },
                 "methods": rows,
                 "ratios": ratios,
+                "tool": "tools/bench_validate.py",
+                "argv": list(argv) if argv is not None else sys.argv[1:],
+                "harness": rounds.to_json(ratio_pairs),
             }
             args.json.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     finally:

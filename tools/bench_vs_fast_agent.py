@@ -16,9 +16,9 @@ own input forms:
   them (user text as ``TextContent``, tool calls and tool results as MCP requests and results,
   the replay, cache-state and compaction channels as text blocks).
 
-Converting one form into the other is not timed. Then, each timed as the median of ``--runs``
-runs, the two sides' runs alternating (``gc.collect()`` before each, the long-lived history
-frozen with ``gc.freeze()``):
+Converting one form into the other is not timed. Then the four methods run in ``--runs``
+interleaved rounds (``tools/benchharness.py``: ``gc.collect()`` before each run, the
+long-lived histories frozen with ``gc.freeze()``):
 
 1. the history-to-input builder: ``build_replay_input`` (reference) vs
    ``ResponsesLLM._convert_extended_messages_to_provider`` (fast-agent: per-message conversion,
@@ -27,7 +27,8 @@ frozen with ``gc.freeze()``):
    followed by ``ResponsesLLM._dedupe_input_items`` (fast-agent, as its request builder calls
    them).
 
-It prints each median, the ratio fast-agent / reference (above 1: the reference is faster), and
+It prints each method's min / median / max, the ratio fast-agent / reference taken within each
+round (above 1: the reference is faster) with its min / median / max, the machine's load, and
 an untimed agreement check: both sides' numbers of input items, reasoning items, compaction items
 and configuration updates, and the positions of the updates relative to the user messages.
 """
@@ -35,14 +36,11 @@ and configuration updates, and the positions of the updates relative to the user
 from __future__ import annotations
 
 import argparse
-import gc
 import hashlib
 import json
 import platform
-import statistics
 import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Final
@@ -51,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 try:
     from bench_planner import DEFAULT_SEED, INSTANCE_KEY, MODEL, build_history
+    from benchharness import format_rounds, frozen_gc, run_rounds, timed
     from fast_agent.constants import OPENAI_COMPACTION_ITEMS
     from fast_agent.llm.provider.openai.compaction_replay import capture_compaction_replay
     from fast_agent.llm.provider.openai.responses import ResponsesLLM
@@ -117,21 +116,6 @@ def to_fast_agent(messages: Sequence[HistoryMessage]) -> list[PromptMessageExten
             )
         )
     return converted
-
-
-def interleaved_runs(
-    first: Callable[[], object], second: Callable[[], object], runs: int
-) -> tuple[list[float], list[float]]:
-    """Seconds of ``runs`` runs of each, alternating, so that drift on a shared machine hits
-    both sides alike."""
-    times: tuple[list[float], list[float]] = ([], [])
-    for _ in range(runs):
-        for run, sink in ((first, times[0]), (second, times[1])):
-            gc.collect()
-            start = time.perf_counter()
-            run()
-            sink.append(time.perf_counter() - start)
-    return times
 
 
 def shape(items: Sequence[Any]) -> dict[str, Any]:
@@ -201,35 +185,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         name: {"reference": shape(ref()), "fast_agent": shape(fa())}  # also the warm-up
         for name, (ref, fa) in pairs.items()
     }
-    gc.collect()
-    gc.freeze()
+    trials = {
+        f"{name} {side}": timed(run)
+        for name, (ref, fa) in pairs.items()
+        for side, run in (("reference", ref), ("fast_agent", fa))
+    }
+    ratio_pairs = {
+        f"{name} fast_agent/reference": (f"{name} fast_agent", f"{name} reference")
+        for name in pairs
+    }
+    with frozen_gc():  # the long-lived histories stay out of the collector's scans
+        rounds = run_rounds(trials, args.runs)
     results: dict[str, Any] = {}
-    try:
-        for name, (ref, fa) in pairs.items():
-            ref_runs, fa_runs = interleaved_runs(ref, fa, args.runs)
-            ref_median, fa_median = statistics.median(ref_runs), statistics.median(fa_runs)
-            results[name] = {
-                "reference_ms": ref_median * 1e3,
-                "fast_agent_ms": fa_median * 1e3,
-                "ratio_fast_agent_over_reference": fa_median / ref_median,
-                "reference_runs_ms": [t * 1e3 for t in ref_runs],
-                "fast_agent_runs_ms": [t * 1e3 for t in fa_runs],
-            }
-    finally:
-        gc.unfreeze()
+    for name in pairs:
+        ref_spread = rounds.spread(f"{name} reference").scaled(1e3)
+        fa_spread = rounds.spread(f"{name} fast_agent").scaled(1e3)
+        ratio = rounds.ratio(f"{name} fast_agent", f"{name} reference")
+        results[name] = {
+            "reference_ms": ref_spread.median,
+            "fast_agent_ms": fa_spread.median,
+            "ratio_fast_agent_over_reference": ratio.median,
+            "ratio_min": ratio.min,
+            "ratio_max": ratio.max,
+            "reference_runs_ms": [t * 1e3 for t in rounds.times[f"{name} reference"]],
+            "fast_agent_runs_ms": [t * 1e3 for t in rounds.times[f"{name} fast_agent"]],
+        }
 
     print(f"history: {args.messages} messages, seed {args.seed}: {composition}")
     print(
         f"fast-agent-mcp {metadata.version('fast-agent-mcp')}, reasoning-replay "
         f"{metadata.version('reasoning-replay')}, Python {platform.python_version()}, "
-        f"{args.runs} runs each (median); conversion between the two forms not timed"
+        f"{args.runs} interleaved rounds; conversion between the two forms not timed"
     )
-    for name, figures in results.items():
-        print(
-            f"{name:12} reference {figures['reference_ms']:8.1f} ms   fast-agent "
-            f"{figures['fast_agent_ms']:8.1f} ms   fast-agent / reference "
-            f"{figures['ratio_fast_agent_over_reference']:.2f}x"
-        )
+    for line in format_rounds(rounds, ratio_pairs):
+        print(line)
     for name, sides in agreement.items():
         same = {k for k in sides["reference"] if sides["reference"][k] == sides["fast_agent"][k]}
         differs = sorted(set(sides["reference"]) - same)
@@ -251,6 +240,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "agreement": agreement,
             "python": platform.python_version(),
             "machine": platform.machine(),
+            "tool": "tools/bench_vs_fast_agent.py",
+            "argv": list(argv) if argv is not None else sys.argv[1:],
+            "harness": rounds.to_json(ratio_pairs),
         }
         args.json.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     return 0

@@ -5,7 +5,7 @@ A pure function of the history and the request's settings, linear in the history
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
@@ -14,7 +14,7 @@ from .cache_state import CACHE_STATE_CHANNEL, CacheStateRecord, effort_allowed, 
 from .diagnostics import Code, Diagnostic
 from .history import HistoryMessage
 from .overrides import check_overrides, desired_effort, is_update_capable, requested_model
-from .provider_input import ReplayTarget, build_replay_input
+from .provider_input import ReplayTarget, message_inputs, read_replay_blocks
 
 DEFAULT_UPDATE_CAPABLE: Final = frozenset(("gpt-6-astra",))  # SPEC §9.1
 STAGED_MEDIA_CHANNEL: Final = "fast-agent-tool-media-message"
@@ -97,6 +97,9 @@ def _records(
 ) -> tuple[dict[int, CacheStateRecord], list[Diagnostic]]:
     """The records valid for ``model``, by message index, and a diagnostic per malformed one."""
     valid: dict[int, CacheStateRecord] = {}
+    # A history repeats a few records many times: keeping one object per distinct record leaves
+    # the collector a count of objects that does not grow with the history.
+    distinct: dict[CacheStateRecord, CacheStateRecord] = {}
     diagnostics = []
     for index, message in enumerate(messages):
         if message.role != "assistant":
@@ -108,7 +111,7 @@ def _records(
             diagnostics.append(Diagnostic(record, index, 0))
         elif record.model == model:  # SPEC F5: other models' records are ignored
             if effort_allowed(record.effort, update_capable):
-                valid[index] = record
+                valid[index] = distinct.setdefault(record, record)
             else:
                 diagnostics.append(Diagnostic(Code.CACHE_STATE_INVALID, index, 0))
     return valid, diagnostics
@@ -137,25 +140,46 @@ def _turn_efforts(
     return efforts
 
 
+@dataclass(slots=True)
+class Input:
+    """A request's ``input`` as one list, with where each message's part starts.
+
+    One list rather than a list per message: a plan then leaves the collector a number of
+    objects that grows with the history's tracked items only, not with its messages, so a long
+    history's plan does not set off full collections of the whole heap.
+    """
+
+    items: list[dict[str, Any]] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+
+    def append(self, message_items: Iterable[dict[str, Any]]) -> None:
+        self.starts.append(len(self.items))
+        self.items.extend(message_items)
+
+    def after(self, index: int) -> list[dict[str, Any]]:
+        """The items of the messages after message ``index``."""
+        return self.items[self.starts[index + 1] :] if index + 1 < len(self.starts) else []
+
+
 def _insert_updates(
-    by_message: Sequence[Sequence[dict[str, Any]]],
+    by_message: Iterable[Sequence[dict[str, Any]]],
     messages: Sequence[HistoryMessage],
     turn_efforts: Mapping[int, str | None],
     baseline: str,
-) -> tuple[list[list[dict[str, Any]]], str]:
-    """SPEC F2, F4, F7 as the state machine of §9.3; returns the items and the record's effort."""
+) -> tuple[Input, str]:
+    """SPEC F2, F4, F7 as the state machine of §9.3; returns the input and the record's effort."""
     effective: str | None = baseline
     remembered = baseline
-    planned: list[list[dict[str, Any]]] = []
+    planned = Input()
     for index, (message, items) in enumerate(zip(messages, by_message, strict=True)):
-        out = list(items)
+        out = items  # copied only when an update goes in
         if index in turn_efforts:
             effort = turn_efforts[index]
             if effort is None:  # no relabelling: the turn keeps what is in force
                 effort = effective if effective is not None else remembered
             if effort != effective:  # an unknown effective effort always differs (SPEC F7)
                 at = next(i for i, item in enumerate(out) if _is_user_message_item(item))
-                out.insert(at, configuration_update(effort))
+                out = [*out[:at], configuration_update(effort), *out[at:]]
                 effective = effort
         if _has_compaction(message):
             if effective is not None:
@@ -163,6 +187,14 @@ def _insert_updates(
             effective = None
         planned.append(out)
     return planned, effective if effective is not None else remembered
+
+
+def _without_updates(items: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
+    """``items`` without configuration updates; the same object when it has none (no copy)."""
+    for item in items:
+        if item.get("type") == "configuration_update":
+            return [item for item in items if item.get("type") != "configuration_update"]
+    return items
 
 
 def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> Plan | Code:
@@ -186,12 +218,11 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
     latest = records[max(records)].key if records else None
     key = explicit_key if isinstance(explicit_key, str) else latest or settings.instance_key
 
-    replay = build_replay_input(messages, ReplayTarget(settings.target_provider))
+    target = ReplayTarget(settings.target_provider)
+    replay = read_replay_blocks(messages, target)
     # SPEC F2: stored updates are never sent; every update is derived from the records.
-    by_message: Sequence[Sequence[dict[str, Any]]] = [
-        [item for item in items if item.get("type") != "configuration_update"]
-        for items in replay.by_message
-    ]
+    by_message = (_without_updates(items) for items in message_inputs(messages, target, replay))
+    planned: Input
     reasoning: dict[str, Any] | None
     metadata_reasoning = metadata.get("reasoning")
     others = {name: value for name, value in (metadata_reasoning or {}).items() if name != "effort"}
@@ -200,7 +231,7 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
         baseline = records[min(records)].effort if records else desired  # SPEC F1
         assert baseline is not None
         turn_efforts = _turn_efforts(messages, records, desired)
-        by_message, final_effort = _insert_updates(by_message, messages, turn_efforts, baseline)
+        planned, final_effort = _insert_updates(by_message, messages, turn_efforts, baseline)
         reasoning = {"effort": baseline, **others}
         record = CacheStateRecord(model, key, final_effort)
     else:  # SPEC F10: the request-level effort changes normally, and no update is ever sent
@@ -208,6 +239,9 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
         # no member is omitted (SPEC F11, SHOULD).
         reasoning = {"effort": desired, **others} if desired is not None else others or None
         record = CacheStateRecord(model, key, None)
+        planned = Input()
+        for items in by_message:
+            planned.append(items)
 
     # SPEC P5: every request asks for the state a later request replays.
     request: dict[str, Any] = {"model": model, "store": False, "include": [REPLAY_INCLUDE]}
@@ -217,7 +251,7 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
     # SPEC F8: the standalone compact endpoint always receives a full replay.
     compact = settings.endpoint is Endpoint.COMPACT
     transport = PlanTransport.SSE if compact else settings.transport
-    request.update(_input_for_transport(messages, by_message, transport))
+    request.update(_input_for_transport(messages, planned, transport))
     if compact and any(item.get("type") == "configuration_update" for item in request["input"]):
         return Code.PLAN_COMPACT_WITH_UPDATES
     # Stable: within a message, P2's diagnostics (already in block order) come first (F11).
@@ -227,17 +261,18 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
 
 def _input_for_transport(
     messages: Sequence[HistoryMessage],
-    by_message: Sequence[Sequence[dict[str, Any]]],
+    planned: Input,
     transport: PlanTransport,
 ) -> dict[str, Any]:
     """SPEC F9: the whole input, or for a WebSocket continuation only what follows the last
     assistant message, chained to its response by ``previous_response_id``."""
-    last_assistant = max(
-        (i for i, message in enumerate(messages) if message.role == "assistant"), default=None
-    )
-    if transport is PlanTransport.WEBSOCKET_CONTINUATION and last_assistant is not None:
-        response_id = messages[last_assistant].response_id
-        if response_id is not None:
-            increment = [item for items in by_message[last_assistant + 1 :] for item in items]
-            return {"input": increment, "previous_response_id": response_id}
-    return {"input": [item for items in by_message for item in items]}
+    if transport is PlanTransport.WEBSOCKET_CONTINUATION:
+        last_assistant = max(
+            (i for i, message in enumerate(messages) if message.role == "assistant"), default=None
+        )
+        if last_assistant is not None and messages[last_assistant].response_id is not None:
+            return {
+                "input": planned.after(last_assistant),
+                "previous_response_id": messages[last_assistant].response_id,
+            }
+    return {"input": planned.items}

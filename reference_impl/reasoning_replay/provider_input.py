@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
@@ -96,11 +96,19 @@ def _own_items(message: HistoryMessage, target: ReplayTarget) -> list[dict[str, 
     return items
 
 
-def build_replay_input(
-    messages: Sequence[HistoryMessage], target: ReplayTarget
-) -> ReplayRequestInput:
-    """SPEC P2: the request ``input`` for a history, reasoning before each message's own items,
-    only the target's own reasoning items replayed (SPEC P4).
+@dataclass(frozen=True, slots=True)
+class ReplayRead:
+    """What SPEC P2 finds in a history's replay blocks, before any input is built: the provider
+    input of each replayed block by message index, and what building the input reports."""
+
+    replayed: Mapping[int, Sequence[dict[str, Any]]]
+    diagnostics: tuple[Diagnostic, ...]
+    deduplicated_exact: int
+    id_ciphertext_conflicts: int
+
+
+def read_replay_blocks(messages: Sequence[HistoryMessage], target: ReplayTarget) -> ReplayRead:
+    """SPEC P2, D1–D3: read, attribute and deduplicate every replay block of a history.
 
     Never raises on data: every block that is not replayed is reported with its code.
     """
@@ -152,12 +160,31 @@ def build_replay_input(
         replayed.setdefault(block.message_index, []).append(block.item.to_provider_input())
 
     diagnostics.sort(key=lambda d: (d.message_index, d.block_index))
+    return ReplayRead(replayed, tuple(diagnostics), exact, conflicts)
+
+
+def message_inputs(
+    messages: Sequence[HistoryMessage], target: ReplayTarget, read: ReplayRead
+) -> Iterator[tuple[dict[str, Any], ...]]:
+    """SPEC P2: each message's part of ``input``, its replay items then its own items, one
+    message at a time (a caller that consumes them as they come keeps no object per message)."""
+    for index, message in enumerate(messages):
+        yield (*read.replayed.get(index, ()), *_own_items(message, target))
+
+
+def build_replay_input(
+    messages: Sequence[HistoryMessage], target: ReplayTarget
+) -> ReplayRequestInput:
+    """SPEC P2: the request ``input`` for a history, reasoning before each message's own items,
+    only the target's own reasoning items replayed (SPEC P4).
+
+    Never raises on data: every block that is not replayed is reported with its code.
+    """
+    read = read_replay_blocks(messages, target)
+    exact, conflicts = read.deduplicated_exact, read.id_ciphertext_conflicts
     if conflicts and target.conflict_policy is ConflictPolicy.REJECT:
         return ReplayRequestInput(
-            (), tuple(diagnostics), exact, conflicts, rejected=Code.DEDUPE_ID_CIPHERTEXT_CONFLICT
+            (), read.diagnostics, exact, conflicts, rejected=Code.DEDUPE_ID_CIPHERTEXT_CONFLICT
         )
-    by_message = tuple(
-        (*replayed.get(index, ()), *_own_items(message, target))
-        for index, message in enumerate(messages)
-    )
-    return ReplayRequestInput(by_message, tuple(diagnostics), exact, conflicts)
+    by_message = tuple(message_inputs(messages, target, read))
+    return ReplayRequestInput(by_message, read.diagnostics, exact, conflicts)

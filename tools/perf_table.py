@@ -1,0 +1,216 @@
+"""README's performance table, rendered from the benchmarks' ``--json`` figures.
+
+Usage::
+
+    python tools/perf_table.py FIGURES.json [FIGURES.json ...] [--readme README.md] [--check]
+
+Each ``FIGURES.json`` is what one of ``tools/bench_reader.py``, ``bench_suite.py``,
+``bench_planner.py``, ``bench_validate.py`` or ``bench_vs_fast_agent.py`` wrote with ``--json``
+(every one times its methods with ``tools/benchharness.py``). Every figure in the table is a
+median with its range over the interleaved rounds, and every row names the command that
+reproduces it (the tool and the arguments it ran with); the load average the rounds ran under
+is quoted under the table. The table goes between ``<!-- performance:start -->`` and
+``<!-- performance:end -->`` in ``--readme`` (default: print it); ``--check`` exits 1 when the
+README's table differs from the rendered one instead of writing it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+START: Final = "<!-- performance:start -->"
+END: Final = "<!-- performance:end -->"
+HEADER: Final = (
+    "| what | figure: median (range) over interleaved rounds | reproduce |",
+    "| --- | --- | --- |",
+)
+
+Row = tuple[str, str]  # (what, figure)
+Figures = Mapping[str, Any]
+
+
+class FiguresError(Exception):
+    """A figures file that no renderer knows, or that lacks what its renderer needs."""
+
+
+def spread(values: Mapping[str, Any], spec: str, unit: str = "") -> str:
+    """``median (min–max)`` of a harness spread, or the one value when they agree."""
+    low, mid, high = (format(values[k], spec) for k in ("min", "median", "max"))
+    return f"{mid}{unit}" if low == high else f"{mid}{unit} ({low}–{high}{unit})"
+
+
+def scaled(values: Mapping[str, Any], factor: float) -> dict[str, float]:
+    return {k: float(values[k]) * factor for k in ("min", "median", "max")}
+
+
+def _of(values: Sequence[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    return {"min": ordered[0], "median": median, "max": ordered[-1]}
+
+
+def reader_rows(figures: Figures) -> Iterator[Row]:
+    corpus, spreads = figures["corpus"], figures["ratio_spreads"]
+    reader = figures["methods"]["reader_str"]
+    per_record = _of([t / reader["records"] * 1e6 for t in reader["pass_seconds"]])
+    what = (
+        f"strict reader, {corpus['records']:,} envelopes of"
+        f" ~{corpus['mean_bytes_per_record'] / 1e3:.1f} KB (str input)"
+    )
+    yield what, f"{spread(per_record, '.2f')} µs/record"
+    for key, label in (
+        ("reader_vs_json_loads", "× the throughput of `json.loads` on the same lines"),
+        ("reader_vs_jsonschema", "× faster per record than `json.loads` + `jsonschema`"),
+    ):
+        if spreads.get(key) is not None:
+            yield what, f"{spread(spreads[key], '.2f')}{label}"
+
+
+def suite_rows(figures: Figures) -> Iterator[Row]:
+    for name, row in figures["figures"].items():
+        rate = row["cases_per_s"]
+        counted = f"{row['ran']:,} cases run" + (
+            f" ({row['skipped']:,} skipped, not counted)" if row["skipped"] else ""
+        )
+        if rate is not None:
+            yield f"conformance suite, {name}", f"{spread(rate, ',.0f')} cases/s; {counted}"
+        yield f"conformance suite, {name}", f"run {spread(row['run_s'], '.3f')} s"
+
+
+def planner_rows(figures: Figures) -> Iterator[Row]:
+    for m in figures["measurements"]:
+        values = {"min": m["min_seconds"], "median": m["median_seconds"], "max": m["max_seconds"]}
+        yield (
+            f"effort planner, {m['messages']:,}-message history",
+            f"{spread(scaled(values, 1e3), '.1f')} ms",
+        )
+    for r in figures["ratios"]:
+        values = {"min": r["time_ratio_min"], "median": r["time_ratio"], "max": r["time_ratio_max"]}
+        yield (
+            f"effort planner, t({r['to']:,}) / t({r['from']:,}) messages",
+            f"{spread(values, '.2f')} (size ×{r['size_ratio']:g}, Python calls"
+            f" ×{r['calls_ratio']:.3f})",
+        )
+
+
+def validate_rows(figures: Figures) -> Iterator[Row]:
+    corpus, harness = figures["corpus"], figures["harness"]
+    what = f"`conformance validate`, {corpus['bytes'] / 1e6:,.0f} MB of histories"
+    for name, seconds in harness["seconds"].items():
+        rate = {k: corpus["bytes"] / 1e6 / seconds[k] for k in ("min", "median", "max")}
+        # a higher time is a lower rate: the range's ends swap
+        rate = {"min": rate["max"], "median": rate["median"], "max": rate["min"]}
+        yield what, f"{name}: {spread(rate, ',.0f')} MB/s"
+    labels = {"validate_vs_json_loads": "× `json.loads`", "jobs_scaling": "× with more jobs"}
+    for name, ratio in harness["ratios"].items():
+        yield what, f"{spread(ratio, '.2f')}{labels.get(name, ' ' + name)}"
+
+
+def fast_agent_rows(figures: Figures) -> Iterator[Row]:
+    for name, ratio in figures["harness"]["ratios"].items():
+        yield (
+            f"beside fast-agent, {figures['messages']:,}-message history: {name.split()[0]}",
+            f"fast-agent takes {spread(ratio, '.2f')}× the reference's time",
+        )
+
+
+RENDERERS: Final[Mapping[str, Callable[[Figures], Iterator[Row]]]] = {
+    "tools/bench_reader.py": reader_rows,
+    "tools/bench_suite.py": suite_rows,
+    "tools/bench_planner.py": planner_rows,
+    "tools/bench_validate.py": validate_rows,
+    "tools/bench_vs_fast_agent.py": fast_agent_rows,
+}
+
+
+def _load(figures: Figures) -> str:
+    machine = figures.get("harness", {}).get("machine")
+    if machine is None:
+        return "load not recorded"
+    start = "/".join(f"{v:.1f}" for v in machine["load_average_start"])
+    end = "/".join(f"{v:.1f}" for v in machine["load_average_end"])
+    return f"{machine['cpus']} CPUs, load {start} → {end}"
+
+
+def _arguments(argv: Sequence[str]) -> list[str]:
+    """The bench's arguments as a reader reruns them: where it wrote its figures is theirs."""
+    shown: list[str] = []
+    for index, argument in enumerate(argv):
+        if index > 0 and argv[index - 1] == "--json":
+            shown.append("OUT.json")
+        elif argument.startswith("--json="):
+            shown.append("--json=OUT.json")
+        else:
+            shown.append(argument)
+    return shown
+
+
+def render(documents: Sequence[Figures]) -> list[str]:
+    """The table's lines, then a line per figures file with the load it ran under."""
+    lines = list(HEADER)
+    notes = []
+    for figures in documents:
+        tool = figures.get("tool")
+        if not isinstance(tool, str) or tool not in RENDERERS:
+            raise FiguresError(f"no renderer for figures of {tool!r}")
+        renderer = RENDERERS[tool]
+        command = shlex.join(["python", tool, *_arguments(figures.get("argv", []))])
+        try:
+            rows = list(renderer(figures))
+        except (KeyError, TypeError, ZeroDivisionError) as error:
+            raise FiguresError(f"figures of {tool} lack {error}") from error
+        grouped: dict[str, list[str]] = {}  # one row per thing measured, its figures in order
+        for what, figure in rows:
+            grouped.setdefault(what, []).append(figure)
+        lines.extend(
+            f"| {what} | {'; '.join(found)} | `{command}` |" for what, found in grouped.items()
+        )
+        notes.append(f"`{tool}`: {figures['harness']['rounds']} rounds, {_load(figures)}")
+    return [*lines, "", "Machine load while measuring (1/5/15-minute averages, start → end): "
+            + "; ".join(notes) + "."]  # fmt: skip
+
+
+def splice(readme: str, table: Sequence[str]) -> str:
+    """``readme`` with the lines between the markers replaced by ``table``."""
+    head, found, rest = readme.partition(START + "\n")
+    _, found_end, tail = rest.partition(END)
+    if not found or not found_end:
+        raise FiguresError(f"README has no {START} … {END} section")
+    return head + START + "\n" + "\n".join(table) + "\n" + END + tail
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("figures", nargs="+", type=Path, help="a bench's --json output")
+    parser.add_argument("--readme", type=Path, help="write the table into this README")
+    parser.add_argument("--check", action="store_true", help="only compare with --readme")
+    args = parser.parse_args(argv)
+    try:
+        documents = [json.loads(path.read_text(encoding="utf-8")) for path in args.figures]
+        table = render(documents)
+        if args.readme is None:
+            print("\n".join(table))
+            return 0
+        before = args.readme.read_text(encoding="utf-8")
+        after = splice(before, table)
+    except (OSError, ValueError, FiguresError) as error:
+        print(f"perf_table: {error}", file=sys.stderr)
+        return 2
+    if args.check:
+        if before != after:
+            print(f"{args.readme}: the performance table is not the rendered one", file=sys.stderr)
+            return 1
+        return 0
+    args.readme.write_text(after, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
