@@ -1457,42 +1457,19 @@ def m_baseline_desired(p: Patcher) -> None:
 
 @mutant("F2", "stored configuration updates are sent as they are")
 def m_stored_updates_sent(p: Patcher) -> None:
-    original_build = provider_input.build_replay_input
+    original = provider_input.message_inputs
 
-    def mutated(messages: Sequence[history.HistoryMessage], target: Any) -> Any:
-        built = original_build(messages, target)
+    def mutated(messages: Any, target: Any, read: Any) -> Iterator[tuple[dict[str, Any], ...]]:
         # the planner filters items whose type is configuration_update: rename them past it
-        return provider_input.ReplayRequestInput(
-            tuple(
-                tuple(
-                    {**i, "type": "configuration_update "}
-                    if i.get("type") == "configuration_update"
-                    else i
-                    for i in items
-                )
-                for items in built.by_message
-            ),
-            built.diagnostics,
-            built.deduplicated_exact,
-            built.id_ciphertext_conflicts,
-            built.rejected,
-        )
+        for items in original(messages, target, read):
+            yield tuple(
+                {**i, "type": "configuration_update "}
+                if i.get("type") == "configuration_update"
+                else i
+                for i in items
+            )
 
-    p.set(planner, "build_replay_input", mutated)
-
-    original_plan = planner.plan_request
-
-    def plan(messages: Any, settings: Any) -> Any:
-        planned = original_plan(messages, settings)
-        if isinstance(planned, Code):
-            return planned
-        planned.request["input"] = [
-            {**i, "type": "configuration_update"} if i.get("type") == "configuration_update " else i
-            for i in planned.request["input"]
-        ]
-        return planned
-
-    p.everywhere(original_plan, plan)
+    p.set(planner, "message_inputs", mutated)
 
 
 @mutant("F2", "the update goes after the user message, not before it")
@@ -1798,22 +1775,19 @@ def m_websocket_full_input(p: Patcher) -> None:
     p.set(
         planner,
         "_input_for_transport",
-        lambda messages, by_message, transport: {
-            "input": [item for items in by_message for item in items]
-        },
+        lambda messages, planned, transport: {"input": planned.items},
     )
 
 
 @mutant("F9", "a WebSocket continuation chains to the first assistant message")
 def m_websocket_first_assistant(p: Patcher) -> None:
-    def mutated(messages: Any, by_message: Any, transport: Any) -> dict[str, Any]:
+    def mutated(messages: Any, planned: Any, transport: Any) -> dict[str, Any]:
         first = min((i for i, m in enumerate(messages) if m.role == "assistant"), default=None)
         if transport is planner.PlanTransport.WEBSOCKET_CONTINUATION and first is not None:
             response_id = messages[first].response_id
             if response_id is not None:
-                increment = [item for items in by_message[first + 1 :] for item in items]
-                return {"input": increment, "previous_response_id": response_id}
-        return {"input": [item for items in by_message for item in items]}
+                return {"input": planned.after(first), "previous_response_id": response_id}
+        return {"input": planned.items}
 
     p.set(planner, "_input_for_transport", mutated)
 
@@ -2106,13 +2080,15 @@ def m_user_message_records(p: Patcher) -> None:
 
 @mutant("F9", "without a response id on the last assistant message, the one before is used")
 def m_continuation_earlier_response(p: Patcher) -> None:
-    def mutated(messages: Any, by_message: Any, transport: Any) -> dict[str, Any]:
+    def mutated(messages: Any, planned: Any, transport: Any) -> dict[str, Any]:
         if transport is planner.PlanTransport.WEBSOCKET_CONTINUATION:
             for i in range(len(messages) - 1, -1, -1):
                 if messages[i].role == "assistant" and messages[i].response_id is not None:
-                    increment = [item for items in by_message[i + 1 :] for item in items]
-                    return {"input": increment, "previous_response_id": messages[i].response_id}
-        return {"input": [item for items in by_message for item in items]}
+                    return {
+                        "input": planned.after(i),
+                        "previous_response_id": messages[i].response_id,
+                    }
+        return {"input": planned.items}
 
     p.set(planner, "_input_for_transport", mutated)
 
