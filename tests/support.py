@@ -3,6 +3,7 @@ the edits that turn a good text into a bad one."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import strategies as st
@@ -66,3 +67,19 @@ def character_edit(text: str, at: int, edit: str, piece: str) -> str:
     if edit == "delete":
         return text[:at] + text[at + 1 :]
     return text[:at]
+
+
+def envelope_text(item_id: str, cipher: str) -> str:
+    """A canonical envelope text (SPEC C3) of an item with an empty summary."""
+    item = {"type": "reasoning", "id": item_id, "summary": [], "encrypted_content": cipher}
+    schema = "fast-agent.openai-responses.reasoning-replay"
+    return json.dumps({"schema": schema, "version": 1, "item": item}, separators=(",", ":"))
+
+
+def history_of_blocks(*blocks: str) -> str:
+    """A history file (SPEC H1): a user message, then one assistant message per replay block."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": []}]
+    for block in blocks:
+        channels = {"openai-reasoning-encrypted": [{"type": "text", "text": block}]}
+        messages.append({"role": "assistant", "content": [], "channels": channels})
+    return json.dumps({"messages": messages})

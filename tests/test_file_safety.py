@@ -22,30 +22,19 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 from reasoning_replay.suite.cli import main
+from support import envelope_text, history_of_blocks
 
 REPO = Path(__file__).resolve().parent.parent
 
-SCHEMA = "fast-agent.openai-responses.reasoning-replay"
-REPLAY = "openai-reasoning-encrypted"
 GUARD_SECONDS = 120  # a hang guard, not a measurement: the commands take well under a second
 
 
 def envelope(item_id: str = "rs_a", cipher: str = "gAAAA-cipher-for-file-safety") -> str:
-    item = {"type": "reasoning", "id": item_id, "summary": [], "encrypted_content": cipher}
-    return json.dumps({"schema": SCHEMA, "version": 1, "item": item}, separators=(",", ":"))
+    return envelope_text(item_id, cipher)
 
 
 def history_text(*blocks: str) -> str:
-    messages: list[dict[str, Any]] = [{"role": "user", "content": []}]
-    for block in blocks:
-        messages.append(
-            {
-                "role": "assistant",
-                "content": [],
-                "channels": {REPLAY: [{"type": "text", "text": block}]},
-            }
-        )
-    return json.dumps({"messages": messages})
+    return history_of_blocks(*blocks)
 
 
 def write_history(path: Path, mode: int = 0o600) -> Path:

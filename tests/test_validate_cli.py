@@ -13,32 +13,22 @@ from jsonschema import Draft202012Validator
 from reasoning_replay.suite.cli import main
 from reasoning_replay.suite.validate_cli import PROGRESS_MIN_FILES, run_validate, tighten
 from reasoning_replay.suite.validate_cli import TextWriter as TextReport
+from support import envelope_text, history_of_blocks
 
 REPO = Path(__file__).resolve().parent.parent
 FINDING_SCHEMA = json.loads(
     (REPO / "conformance" / "schemas" / "validate-finding.schema.json").read_text("utf-8")
 )
-SCHEMA = "fast-agent.openai-responses.reasoning-replay"
 REPLAY = "openai-reasoning-encrypted"
 MINIMAL = '{"type":"reasoning","encrypted_content":"gAAAA","id":"rs_old"}'
 
 
 def envelope(item_id: str = "rs_a", cipher: str = "cipher-a") -> str:
-    item = {"type": "reasoning", "id": item_id, "summary": [], "encrypted_content": cipher}
-    return json.dumps({"schema": SCHEMA, "version": 1, "item": item}, separators=(",", ":"))
+    return envelope_text(item_id, cipher)
 
 
 def history(*blocks: str) -> str:
-    messages: list[dict[str, Any]] = [{"role": "user", "content": []}]
-    for block in blocks:
-        messages.append(
-            {
-                "role": "assistant",
-                "content": [],
-                "channels": {REPLAY: [{"type": "text", "text": block}]},
-            }
-        )
-    return json.dumps({"messages": messages})
+    return history_of_blocks(*blocks)
 
 
 def write(path: Path, text: str, mode: int = 0o600) -> Path:
