@@ -105,9 +105,30 @@ def test_resumable_is_the_history_unchanged_with_the_marker_last() -> None:
     exported = export_history(source, ExportMode.RESUMABLE)
     assert isinstance(exported, dict)
     assert list(exported) == ["session", "messages", EXPORT_MARKER]
-    assert exported[EXPORT_MARKER] == {"mode": "resumable", "warning": RESUMABLE_WARNING}
+    assert exported[EXPORT_MARKER] == {
+        "mode": "resumable",
+        "warning": RESUMABLE_WARNING,
+        "display_reasoning": "duplicated",
+    }
     assert {k: v for k, v in exported.items() if k != EXPORT_MARKER} == history()
     assert source == history()  # the input is not mutated
+
+
+def test_the_resumable_marker_says_display_reasoning_last_and_the_redacted_one_does_not() -> None:
+    resumable = export_history(history(), ExportMode.RESUMABLE)
+    redacted = export_history(history(), ExportMode.REDACTED)
+    assert isinstance(resumable, dict) and isinstance(redacted, dict)
+    assert list(resumable[EXPORT_MARKER]) == ["mode", "warning", "display_reasoning"]
+    assert "display_reasoning" not in redacted[EXPORT_MARKER]
+
+
+def test_display_reasoning_is_none_once_the_display_channel_is_gone() -> None:
+    source = history()
+    for message in source["messages"]:
+        (message.get("channels") or {}).pop("reasoning", None)
+    exported = export_history(source, ExportMode.RESUMABLE)
+    assert isinstance(exported, dict)
+    assert exported[EXPORT_MARKER]["display_reasoning"] == "none"
 
 
 def test_redacted_marker_and_member_order() -> None:

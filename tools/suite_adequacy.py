@@ -43,6 +43,7 @@ from reasoning_replay import (
     dedupe,
     display,
     envelope,
+    export,
     history,
     jsontext,
     operations,
@@ -2562,6 +2563,94 @@ def m_resumable_export_redacts(p: Patcher) -> None:
             call({**data, "mode": "redacted"}) if data.get("mode") == "resumable" else call(data)
         ),
     )
+
+
+def _blocks(message: dict[str, Any], channel: str) -> list[Any]:
+    channels = message.get("channels")
+    return (channels.get(channel) or []) if isinstance(channels, dict) else []
+
+
+def _read_display(p: Patcher, duplicated: Callable[[list[dict[str, Any]]], bool]) -> None:
+    """A reading of H6's ``display_reasoning``: ``duplicated`` when ``duplicated(messages)``."""
+
+    def reading(history: dict[str, Any]) -> export.DisplayReasoning:
+        if duplicated(history["messages"]):
+            return export.DisplayReasoning.DUPLICATED
+        return export.DisplayReasoning.NONE
+
+    p.set(export, "display_reasoning", reading)
+
+
+def _any_resumable(blocks: list[Any]) -> bool:
+    return any(map(export._is_resumable_block, blocks))
+
+
+def _holds_both(
+    message: dict[str, Any],
+    display_block: Callable[[object], bool] = lambda block: True,  # SPEC H6: any block counts
+    replay_blocks: Callable[[list[Any]], bool] = _any_resumable,
+) -> bool:
+    return (
+        message["role"] == "assistant"
+        and any(map(display_block, _blocks(message, envelope.DISPLAY_CHANNEL)))
+        and replay_blocks(_blocks(message, envelope.REPLAY_CHANNEL))
+    )
+
+
+@mutant("H6", "display_reasoning is duplicated whenever a display channel holds a block")
+def m_duplicated_whenever_display(p: Patcher) -> None:
+    _read_display(p, lambda ms: any(_blocks(m, envelope.DISPLAY_CHANNEL) for m in ms))
+
+
+@mutant("H6", "the two channels count on any two assistant messages of the history")
+def m_duplicated_across_messages(p: Patcher) -> None:
+    def duplicated(ms: list[dict[str, Any]]) -> bool:
+        assistants = [m for m in ms if m["role"] == "assistant"]
+        return any(_blocks(m, envelope.DISPLAY_CHANNEL) for m in assistants) and any(
+            _any_resumable(_blocks(m, envelope.REPLAY_CHANNEL)) for m in assistants
+        )
+
+    _read_display(p, duplicated)
+
+
+@mutant("H6", "a user message holding both channels counts too")
+def m_duplicated_on_user_messages(p: Patcher) -> None:
+    _read_display(p, lambda ms: any(_holds_both({**m, "role": "assistant"}) for m in ms))
+
+
+@mutant("H6", "any replay block counts, resumable or not")
+def m_duplicated_any_replay_block(p: Patcher) -> None:
+    _read_display(p, lambda ms: any(_holds_both(m, replay_blocks=bool) for m in ms))
+
+
+@mutant("H6", "every replay block must be resumable, as for ST3's check")
+def m_duplicated_every_replay_block_resumable(p: Patcher) -> None:
+    def every(blocks: list[Any]) -> bool:
+        return bool(blocks) and all(map(export._is_resumable_block, blocks))
+
+    _read_display(p, lambda ms: any(_holds_both(m, replay_blocks=every) for m in ms))
+
+
+@mutant("H6", "only a display text block with text counts")
+def m_duplicated_needs_display_text(p: Patcher) -> None:
+    def has_text(block: object) -> bool:
+        return isinstance(block, dict) and bool(block.get("text"))
+
+    _read_display(p, lambda ms: any(_holds_both(m, display_block=has_text) for m in ms))
+
+
+@mutant("H6", "a redacted export's marker says display_reasoning too")
+def m_redacted_marker_says_display(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None or data.get("mode") != "redacted":
+            return result
+        exported = dict(result.output["history"])
+        marker = {**exported["reasoning_replay_export"], "display_reasoning": "duplicated"}
+        exported["reasoning_replay_export"] = marker
+        return OperationResult(output={"history": exported})
+
+    p.wrap("export", wrapper)
 
 
 @mutant("H8", "a ciphertext of 16 characters is too short to report")

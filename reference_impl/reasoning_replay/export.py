@@ -47,10 +47,50 @@ RESUMABLE_WARNING: Final = (
 REDACTED_NOTE: Final = "Reasoning replay state was removed; this history is not resumable."
 
 
-def export_marker(mode: ExportMode) -> dict[str, str]:
-    """SPEC H6: the value of the top-level member ``reasoning_replay_export``."""
+class DisplayReasoning(StrEnum):
+    """SPEC H6: whether a resumable export stores summary text twice (SPEC ST2)."""
+
+    DUPLICATED = "duplicated"
+    NONE = "none"
+
+
+def _is_resumable_block(block: object) -> bool:
+    """SPEC §1: a replay block whose text is a canonical envelope."""
+    if not _is_text_block(block):
+        return False
+    assert isinstance(block, dict)
+    return parse_reasoning_replay_envelope(block["text"]).item is not None
+
+
+def display_reasoning(history: dict[str, Any]) -> DisplayReasoning:
+    """SPEC H6: ``duplicated`` when one assistant message holds both channels, else ``none``.
+
+    ``history`` has the shape of SPEC H1 (channel values are arrays).
+    """
+    for message in history["messages"]:
+        channels = message.get("channels")
+        if message["role"] != "assistant" or not isinstance(channels, dict):
+            continue
+        if channels.get(DISPLAY_CHANNEL) and any(  # any block counts, an empty one too
+            map(_is_resumable_block, channels.get(REPLAY_CHANNEL) or ())
+        ):
+            return DisplayReasoning.DUPLICATED
+    return DisplayReasoning.NONE
+
+
+def export_marker(
+    mode: ExportMode, display: DisplayReasoning = DisplayReasoning.NONE
+) -> dict[str, str]:
+    """SPEC H6: the value of the top-level member ``reasoning_replay_export``.
+
+    ``display`` is the resumable marker's ``display_reasoning``; a redacted marker has none.
+    """
     if mode is ExportMode.RESUMABLE:
-        return {"mode": "resumable", "warning": RESUMABLE_WARNING}
+        return {
+            "mode": "resumable",
+            "warning": RESUMABLE_WARNING,
+            "display_reasoning": display.value,
+        }
     return {"mode": "redacted", "note": REDACTED_NOTE}
 
 
@@ -166,7 +206,7 @@ def export_history(
             ]
         else:
             exported[redact_text(name)] = _redact_member(name, member, 1)
-    exported[EXPORT_MARKER] = export_marker(mode)
+    exported[EXPORT_MARKER] = export_marker(mode, display_reasoning(history))
     return exported
 
 

@@ -19,11 +19,26 @@ export const EXPORT_MODES = Object.freeze(['resumable', 'redacted']);
 const ROLES = new Set(['user', 'assistant']);
 const OBJECT_MEMBERS = ['tool_calls', 'tool_results', 'channels'];
 
-/** H6: the marker value of a mode. */
-export function exportMarker(mode) {
+/**
+ * H6: the marker value of a mode; `displayReasoning` ('duplicated' or 'none') is the resumable
+ * marker's own member, a redacted marker has none.
+ */
+export function exportMarker(mode, displayReasoning = 'none') {
   return mode === 'resumable'
-    ? { mode: 'resumable', warning: RESUMABLE_WARNING }
+    ? { mode: 'resumable', warning: RESUMABLE_WARNING, display_reasoning: displayReasoning }
     : { mode: 'redacted', note: REDACTED_NOTE };
+}
+
+/** H6: 'duplicated' when one assistant message holds a display block and a resumable replay block. */
+export function displayReasoning(history) {
+  const holdsBoth = (m) => {
+    if (m.role !== 'assistant' || !isJsonObject(m.channels)) return false;
+    const display = Object.hasOwn(m.channels, DISPLAY_CHANNEL) ? m.channels[DISPLAY_CHANNEL] : [];
+    const replay = Object.hasOwn(m.channels, REPLAY_CHANNEL) ? m.channels[REPLAY_CHANNEL] : [];
+    // any display block counts, an empty one too (H6)
+    return display.length > 0 && replay.some((b) => isTextBlock(b) && readEnvelope(b.text).ok);
+  };
+  return history.messages.some(holdsBoth) ? 'duplicated' : 'none';
 }
 
 /** Assign a member without ever touching a prototype (`__proto__` is an ordinary name in JSON). */
@@ -141,6 +156,6 @@ export function exportHistory(history, mode, { dropDisplayReasoning = false } = 
     else if (name === 'messages') setMember(out, name, v.map((m) => redactMessage(m, dropDisplayReasoning)));
     else setMember(out, redactText(name), redactMember(name, v, 1));
   }
-  setMember(out, EXPORT_MARKER, exportMarker(mode));
+  setMember(out, EXPORT_MARKER, exportMarker(mode, displayReasoning(history)));
   return out;
 }

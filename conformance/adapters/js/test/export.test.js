@@ -48,7 +48,9 @@ test('H6 resumable: the history unchanged, the marker last', () => {
   const h = history();
   const out = exportHistory(h, 'resumable');
   assert.deepEqual(Object.keys(out), ['title', 'messages', EXPORT_MARKER]);
-  assert.deepEqual(out[EXPORT_MARKER], { mode: 'resumable', warning: RESUMABLE_WARNING });
+  assert.deepEqual(out[EXPORT_MARKER], { mode: 'resumable', warning: RESUMABLE_WARNING, display_reasoning: 'duplicated' });
+  assert.deepEqual(Object.keys(out[EXPORT_MARKER]), ['mode', 'warning', 'display_reasoning']);
+  assert.equal(Object.hasOwn(exportHistory(h, 'redacted')[EXPORT_MARKER], 'display_reasoning'), false);
   assert.deepEqual(out.messages, history().messages);
 });
 

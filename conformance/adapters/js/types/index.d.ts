@@ -230,5 +230,8 @@ export declare function redactedRecord(
 ): { schema: string; version: 1; was: string; view: JsonObject | null };
 /** H2: the text that replaces a replay block whose text is `text`. */
 export declare function redactedRecordText(text: string): string;
-/** H6: the marker value of a mode. */
-export declare function exportMarker(mode: 'resumable' | 'redacted'): JsonObject;
+/** H6: the marker value of a mode; `displayReasoning` is the resumable marker's own member. */
+export declare function exportMarker(
+  mode: 'resumable' | 'redacted',
+  displayReasoning?: 'duplicated' | 'none',
+): JsonObject;
