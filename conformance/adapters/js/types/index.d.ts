@@ -152,7 +152,8 @@ export declare function dedupeEntries(
 ): { decisions: DedupeDecision[]; counters: DedupeCounters };
 
 // redact.js (SPEC R1, R2)
-export declare const SENSITIVE_NAMES: readonly string[];
+/** R2: whether a member name is sensitive (its normal form holds a listed fragment or suffix). */
+export declare function isSensitiveName(name: string): boolean;
 /** R1: sizes and a SHA-256 of a reasoning object, never its ciphertext or text. */
 export declare function diagnosticView(item: { [member: string]: unknown }): JsonObject;
 /** R2: redact any JSON value (idempotent). */
@@ -235,3 +236,7 @@ export declare function exportMarker(
   mode: 'resumable' | 'redacted',
   displayReasoning?: 'duplicated' | 'none',
 ): JsonObject;
+
+// textredact.js (SPEC H6, H8)
+/** H6: a text with every part H8 would report replaced; an unchanged text is returned as is. */
+export declare function redactText(text: string): string;
