@@ -8,8 +8,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 from reasoning_replay import Code, ReasoningReplayItem
-from reasoning_replay.envelope import check_envelope_value
-from reasoning_replay.jsontext import TextRefused, _parse_strict_in_python
+from reasoning_replay.record.envelope import check_envelope_value
+from reasoning_replay.record.jsontext import TextRefused, _parse_strict_in_python
 
 # SPEC §15: the SDK output item whose canonical envelope is the 181-byte golden text.
 GOLDEN_SDK_ITEM: dict[str, Any] = {

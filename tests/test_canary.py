@@ -24,12 +24,15 @@ from reasoning_replay import (
     canonicalize_completed_reasoning_output_item,
     replay_telemetry,
 )
-from reasoning_replay.debug_capture import UNSAFE_RAW_ENV, CaptureWriter
-from reasoning_replay.export import ExportMode, export_history
-from reasoning_replay.history_files import HistoryFile, parse_history_file
-from reasoning_replay.log_redaction import ReplayRedactingFilter, ReplayRedactingJsonFormatter
-from reasoning_replay.persistence import make_session_directory, write_private_atomic
-from reasoning_replay.scan import scan_paths, sha256_prefix
+from reasoning_replay.history.debug_capture import UNSAFE_RAW_ENV, CaptureWriter
+from reasoning_replay.history.export import ExportMode, export_history
+from reasoning_replay.history.history_files import HistoryFile, parse_history_file
+from reasoning_replay.history.log_redaction import (
+    ReplayRedactingFilter,
+    ReplayRedactingJsonFormatter,
+)
+from reasoning_replay.history.persistence import make_session_directory, write_private_atomic
+from reasoning_replay.history.scan import scan_paths, sha256_prefix
 
 # Unique per run, so nothing but this test's own flow can put it anywhere.
 CANARY = f"gAAAAAB-CANARY-{secrets.token_hex(16)}+/=="

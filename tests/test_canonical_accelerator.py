@@ -28,9 +28,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from reasoning_replay import ReadResult, ReasoningReplayItem, jsontext, reader
+from reasoning_replay import ReadResult, ReasoningReplayItem
+from reasoning_replay.record import jsontext, reader
+from reasoning_replay.record.writer import canonical_json
 from reasoning_replay.suite.vectors import load_vector_dirs
-from reasoning_replay.writer import canonical_json
 from support import CHARACTER_EDITS, bytes_changed, character_edit
 
 canonical: ModuleType | None
@@ -255,7 +256,7 @@ def test_accelerators_are_built_in_the_standard_install(module: str) -> None:
 @needs_accelerator
 def test_the_environment_variable_turns_both_accelerators_off() -> None:
     check = (
-        "from reasoning_replay import jsontext, reader; "
+        "from reasoning_replay.record import jsontext, reader; "
         "print(reader.ACCELERATED, jsontext.parse_strict_is_accelerated())"
     )
 

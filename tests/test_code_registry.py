@@ -11,9 +11,9 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from reasoning_replay.diagnostics import Code
+from reasoning_replay.history.validation import severity_of
 from reasoning_replay.schemas import DIAGNOSTIC_CODES_SCHEMA_ID, validator_for
 from reasoning_replay.suite.specdoc import parse_spec
-from reasoning_replay.validation import severity_of
 
 REPO = Path(__file__).resolve().parents[1]
 REGISTRY_PATH = REPO / "schema" / "diagnostic-codes.v1.json"
@@ -125,7 +125,8 @@ def test_javascript_codes_hold_exactly_the_registry() -> None:
 def test_severities_are_the_reference_validators() -> None:
     problems = [
         f"`{entry['code']}` has severity {entry['severity']!r} in {REGISTRY_FILE} but "
-        f"{severity_of(Code(entry['code'])).value!r} in reasoning_replay.validation.severity_of; "
+        f"{severity_of(Code(entry['code'])).value!r} in "
+        "reasoning_replay.history.validation.severity_of; "
         "SPEC H3 decides which is right"
         for entry in entries()
         if "severity" in entry and severity_of(Code(entry["code"])).value != entry["severity"]

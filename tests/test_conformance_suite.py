@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from reasoning_replay.suite.cli import main as conformance
+from reasoning_replay.cli.main import main as conformance
 
 REPO = Path(__file__).resolve().parents[1]
 JS_ADAPTER = REPO / "conformance" / "adapters" / "js" / "bin" / "adapter.js"

@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from reasoning_replay.debug_capture import (
+from reasoning_replay.history.debug_capture import (
     UNSAFE_RAW_ENV,
     CaptureWriter,
     UnsafeRawCaptureWarning,
     raw_capture_enabled,
     safe_label,
 )
-from reasoning_replay.scan import scan_file
+from reasoning_replay.history.scan import scan_file
 
 CANARY = "gAAAAAB-CAPTURE-CANARY-c0ffee1234567890=="
 
@@ -81,7 +81,7 @@ def test_raw_needs_the_opt_in_and_is_marked_private_and_warned(
 ) -> None:
     with pytest.warns(UnsafeRawCaptureWarning):
         writer = CaptureWriter(tmp_path / "raw", unsafe_raw=True)
-    with caplog.at_level(logging.WARNING, logger="reasoning_replay.debug_capture"):
+    with caplog.at_level(logging.WARNING, logger="reasoning_replay.history.debug_capture"):
         request = writer.write_request("turn", request_body())
         events = writer.write_events("turn", stream_events())
     assert "raw capture written" in caplog.text and CANARY not in caplog.text

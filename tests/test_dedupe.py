@@ -21,13 +21,13 @@ from reasoning_replay import (
     ReplayTarget,
     build_replay_input,
     decide,
-    dedupe,
     history_from_json,
     reasoning_replay_dedupe_key,
     serialize_reasoning_replay_envelope,
 )
-from reasoning_replay.dedupe import decide_items
-from reasoning_replay.history import HistoryShapeError
+from reasoning_replay.record import dedupe
+from reasoning_replay.record.dedupe import decide_items
+from reasoning_replay.record.history import HistoryShapeError
 
 KEEP = DedupeDecision.KEEP
 DROP = DedupeDecision.DROP_DUPLICATE

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from reasoning_replay.display import TRIMMED, display_consistent, display_text
-from reasoning_replay.envelope import ReasoningReplayItem
+from reasoning_replay.record.display import TRIMMED, display_consistent, display_text
+from reasoning_replay.record.envelope import ReasoningReplayItem
 
 
 def item(*summary: str, content: tuple[str, ...] | None = None) -> ReasoningReplayItem:

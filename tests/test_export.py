@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 from reasoning_replay import Code, ReasoningReplayItem, serialize_reasoning_replay_envelope
-from reasoning_replay.envelope import REDACTED_SCHEMA_NAME, REPLAY_CHANNEL
-from reasoning_replay.export import (
+from reasoning_replay.cli.main import main
+from reasoning_replay.history.export import (
     EXPORT_MARKER,
     REDACTED_NOTE,
     RESUMABLE_WARNING,
@@ -20,10 +20,10 @@ from reasoning_replay.export import (
     export_history,
     redacted_record_text,
 )
+from reasoning_replay.history.text_redaction import compact_json
 from reasoning_replay.operations import dispatch
-from reasoning_replay.reader import parse_reasoning_replay_envelope
-from reasoning_replay.suite.cli import main
-from reasoning_replay.text_redaction import compact_json
+from reasoning_replay.record.envelope import REDACTED_SCHEMA_NAME, REPLAY_CHANNEL
+from reasoning_replay.record.reader import parse_reasoning_replay_envelope
 
 SECRET_1 = "gAAAA-secret-one"
 SECRET_2 = "gAAAA-secret-two"

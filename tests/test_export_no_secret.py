@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reasoning_replay.export import ExportMode, export_file_text, export_history
-from reasoning_replay.jsonspans import JArray, JNode, JObject, JScalar, JString, parse_whole
-from reasoning_replay.log_redaction import REDACTION_FAILED, ReplayRedactingFilter
-from reasoning_replay.redaction import is_sensitive_name, redact, redact_value
-from reasoning_replay.scan import scan_text
-from reasoning_replay.suite.cli import main
-from reasoning_replay.text_redaction import redact_text
+from reasoning_replay.cli.main import main
+from reasoning_replay.history.export import ExportMode, export_file_text, export_history
+from reasoning_replay.history.jsonspans import JArray, JNode, JObject, JScalar, JString, parse_whole
+from reasoning_replay.history.log_redaction import REDACTION_FAILED, ReplayRedactingFilter
+from reasoning_replay.history.scan import scan_text
+from reasoning_replay.history.text_redaction import redact_text
+from reasoning_replay.record.redaction import is_sensitive_name, redact, redact_value
 
 CANARY = "gAAAA-canary-7f3e9c2b1d0a"
 ENVELOPE = json.dumps(

@@ -104,7 +104,7 @@ def test_fast_agent_run_has_no_unexpected_results(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "reasoning_replay.suite.cli",
+            "reasoning_replay.cli.main",
             "run",
             "--impl",
             f"{ENV_PYTHON} {ADAPTER}",

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 from jsonschema import Draft202012Validator
-from reasoning_replay.suite.cli import main
+from reasoning_replay.cli.main import main
 from support import envelope_text, history_of_blocks
 
 REPO = Path(__file__).resolve().parent.parent
@@ -46,7 +46,7 @@ def write_history(path: Path, mode: int = 0o600) -> Path:
 
 def conformance(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
     """The command line in a child process: a hang becomes a failure, not a stuck run."""
-    command = [sys.executable, "-m", "reasoning_replay.suite.cli", *argv]
+    command = [sys.executable, "-m", "reasoning_replay.cli.main", *argv]
     return subprocess.run(command, cwd=cwd, capture_output=True, timeout=GUARD_SECONDS, check=False)
 
 
@@ -379,7 +379,7 @@ def hook_command() -> list[str]:
     (hook,) = [h for h in hooks if h["id"] == "reasoning-replay-validate"]
     entry = shlex.split(hook["entry"])
     assert entry[0] == "conformance"
-    return [sys.executable, "-m", "reasoning_replay.suite.cli", *entry[1:], *hook["args"]]
+    return [sys.executable, "-m", "reasoning_replay.cli.main", *entry[1:], *hook["args"]]
 
 
 def test_the_pre_commit_hook_passes_on_a_fresh_clone_and_obeys_no_file_name(

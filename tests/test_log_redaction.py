@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 from reasoning_replay import serialize_reasoning_replay_envelope
-from reasoning_replay.envelope import ReasoningReplayItem
-from reasoning_replay.log_redaction import (
+from reasoning_replay.history.log_redaction import (
     ReplayRedactingFilter,
     ReplayRedactingJsonFormatter,
     redact_text,
 )
-from reasoning_replay.scan import scan_text
+from reasoning_replay.history.scan import scan_text
+from reasoning_replay.record.envelope import ReasoningReplayItem
 
 CANARY = "gAAAAAB-LOG-CANARY-7f3a9c2e1d5b4a6f8e0c=="
 SUMMARY = "PRIVATE-SUMMARY-CANARY"

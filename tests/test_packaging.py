@@ -29,7 +29,7 @@ CHECK = textwrap.dedent(
     import json, sys, sysconfig
     from pathlib import Path
     import reasoning_replay
-    from reasoning_replay import jsontext, reader
+    from reasoning_replay.record import jsontext, reader
     from reasoning_replay.resources import data_root
     from reasoning_replay.schemas import ENVELOPE_SCHEMA_ID
 

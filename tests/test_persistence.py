@@ -15,7 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from reasoning_replay.persistence import (
+from reasoning_replay.history.persistence import (
     copy_private,
     is_private_directory,
     is_private_file,
@@ -25,7 +25,7 @@ from reasoning_replay.persistence import (
     tighten_mode,
     write_private_atomic,
 )
-from reasoning_replay.safe_files import NotARegularFileError
+from reasoning_replay.history.safe_files import NotARegularFileError
 
 TOOLS_DIR = Path(__file__).resolve().parent.parent / "tools"
 UMASKS = (0o000, 0o022, 0o077, 0o277)

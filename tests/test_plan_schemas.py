@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from reasoning_replay.history import HistoryMessage
-from reasoning_replay.planner import PlanSettings, PlanTransport, plan_request
+from reasoning_replay.ordering.planner import PlanSettings, PlanTransport, plan_request
+from reasoning_replay.record.history import HistoryMessage
 from reasoning_replay.schemas import (
     CACHE_STATE_RECORD_SCHEMA_ID,
     CONFIGURATION_UPDATE_SCHEMA_ID,

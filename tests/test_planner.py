@@ -31,9 +31,12 @@ from reasoning_replay import (
     canonicalize_completed_reasoning_output_item,
     history_from_json,
 )
-from reasoning_replay.cache_state import CACHE_STATE_CHANNEL, CacheStateRecord, read_cache_state
-from reasoning_replay.history import HistoryShapeError
-from reasoning_replay.planner import (
+from reasoning_replay.ordering.cache_state import (
+    CACHE_STATE_CHANNEL,
+    CacheStateRecord,
+    read_cache_state,
+)
+from reasoning_replay.ordering.planner import (
     DEFAULT_UPDATE_CAPABLE,
     Endpoint,
     Plan,
@@ -43,6 +46,7 @@ from reasoning_replay.planner import (
     is_genuine_user_turn,
     plan_request,
 )
+from reasoning_replay.record.history import HistoryShapeError
 
 ASTRA = "gpt-6-astra"  # the one update-capable model of the default registry (SPEC §9.1)
 OTHER = "gpt-5.1"  # not update-capable

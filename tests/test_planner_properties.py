@@ -39,8 +39,14 @@ from reasoning_replay import (
     canonicalize_completed_reasoning_output_item,
     history_from_json,
 )
-from reasoning_replay.cache_state import CACHE_STATE_CHANNEL
-from reasoning_replay.planner import Endpoint, Plan, PlanSettings, PlanTransport, plan_request
+from reasoning_replay.ordering.cache_state import CACHE_STATE_CHANNEL
+from reasoning_replay.ordering.planner import (
+    Endpoint,
+    Plan,
+    PlanSettings,
+    PlanTransport,
+    plan_request,
+)
 
 ASTRA = "gpt-6-astra"
 OTHER = "gpt-5.1"

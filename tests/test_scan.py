@@ -8,10 +8,8 @@ from pathlib import Path
 
 import pytest
 from reasoning_replay import serialize_reasoning_replay_envelope
-from reasoning_replay.envelope import ReasoningReplayItem
-from reasoning_replay.operations import dispatch
-from reasoning_replay.redaction import redact
-from reasoning_replay.scan import (
+from reasoning_replay.cli.main import main as conformance
+from reasoning_replay.history.scan import (
     ScanFinding,
     entries_under,
     material_in_text,
@@ -19,7 +17,9 @@ from reasoning_replay.scan import (
     scan_paths,
     scan_text,
 )
-from reasoning_replay.suite.cli import main as conformance
+from reasoning_replay.operations import dispatch
+from reasoning_replay.record.envelope import ReasoningReplayItem
+from reasoning_replay.record.redaction import redact
 
 SECRET = "gAAAAAB-scan-test-SECRET-0123456789abcdef=="
 SECRET_2 = "gAAAAAB-scan-test-OTHER-SECRET-fedcba9876=="

@@ -14,9 +14,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 import pytest
-from reasoning_replay.cache_state import ALLOWED_EFFORTS, CACHE_STATE_CHANNEL
-from reasoning_replay.jsontext import TextRefused, parse_strict
-from reasoning_replay.redaction import DIAGNOSTIC_VIEW_MEMBERS, is_sensitive_name
+from reasoning_replay.ordering.cache_state import ALLOWED_EFFORTS, CACHE_STATE_CHANNEL
+from reasoning_replay.record.jsontext import TextRefused, parse_strict
+from reasoning_replay.record.redaction import DIAGNOSTIC_VIEW_MEMBERS, is_sensitive_name
 from reasoning_replay.resources import data_path
 from reasoning_replay.schemas import (
     CACHE_STATE_RECORD_SCHEMA_ID,

@@ -24,8 +24,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from reasoning_replay import Code, jsontext
-from reasoning_replay.jsontext import MAX_DEPTH, TextRefused
+from reasoning_replay import Code
+from reasoning_replay.record import jsontext
+from reasoning_replay.record.jsontext import MAX_DEPTH, TextRefused
 from reasoning_replay.suite.vectors import load_vector_dirs
 from support import CHARACTER_EDITS, bytes_changed, character_edit
 

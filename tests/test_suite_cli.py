@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from fakes.fake_dispatch import fake_dispatch
 from fakes.suite_fixture import case, fake_cmd, kill_logged, logged_pids, running, write_suite
+from reasoning_replay.cli.main import main
 from reasoning_replay.suite import inprocess, schemas
-from reasoning_replay.suite.cli import main
 
 
 @pytest.fixture(autouse=True)
@@ -201,7 +201,7 @@ def test_sigterm_stops_the_run_and_every_adapter_process_as_ctrl_c_does(
     log = tmp_path / "pids.log"
     v = vectors(tmp_path, case("c/ok"), case("c/hang"))
     flags = ("--grandchild", str(log), *(("--oneshot",) if oneshot else ()))
-    argv = [sys.executable, "-m", "reasoning_replay.suite.cli", "run", "--vectors", v]
+    argv = [sys.executable, "-m", "reasoning_replay.cli.main", "run", "--vectors", v]
     argv += ["--impl", fake_cmd(*flags), "--timeout", "600", "--no-progress"]
     argv += ["--oneshot"] if oneshot else []
     runner = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from fakes.fake_dispatch import fake_dispatch
 from fakes.suite_fixture import case, write_suite
+from reasoning_replay.cli.main import main
 from reasoning_replay.suite import inprocess, schemas
-from reasoning_replay.suite.cli import main
 from reasoning_replay.suite.expectations import Entry, Expectations, Judged, State, updated
 from reasoning_replay.suite.inprocess import InProcessImplementation
 from reasoning_replay.suite.outcomes import Outcome

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 from reasoning_replay import Code
-from reasoning_replay.envelope import check_envelope_value
-from reasoning_replay.export import ExportMode, export_history
+from reasoning_replay.history.export import ExportMode, export_history
+from reasoning_replay.record.envelope import check_envelope_value
 
 TOOLS_DIR = Path(__file__).resolve().parent.parent / "tools"
 SEED = 20261201

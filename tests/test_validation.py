@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reasoning_replay.diagnostics import Code
-from reasoning_replay.history_files import (
+from reasoning_replay.history.history_files import (
     HistoryFile,
     HistoryFileProblem,
     history_from_value,
@@ -17,7 +17,7 @@ from reasoning_replay.history_files import (
     parse_json_file,
     read_message_channels,
 )
-from reasoning_replay.validation import Finding, Severity, severity_of, validate_history
+from reasoning_replay.history.validation import Finding, Severity, severity_of, validate_history
 
 SCHEMA = "fast-agent.openai-responses.reasoning-replay"
 REPLAY = "openai-reasoning-encrypted"

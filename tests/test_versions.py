@@ -10,9 +10,9 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+from reasoning_replay.cli.main import main
 from reasoning_replay.schemas import schema_documents
 from reasoning_replay.suite import PROTOCOL_VERSION
-from reasoning_replay.suite.cli import main
 from reasoning_replay.versions import (
     NPM_PACKAGE_NAME,
     versions,

@@ -57,8 +57,8 @@ from reasoning_replay import (
     HistoryMessage,
     canonicalize_completed_reasoning_output_item,
 )
-from reasoning_replay.cache_state import CACHE_STATE_CHANNEL, CacheStateRecord
-from reasoning_replay.planner import Plan, PlanSettings, plan_request
+from reasoning_replay.ordering.cache_state import CACHE_STATE_CHANNEL, CacheStateRecord
+from reasoning_replay.ordering.planner import Plan, PlanSettings, plan_request
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchharness import Rounds, Trial, frozen_gc, run_rounds, timed

@@ -75,11 +75,13 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unuse
 from referencing import Registry
 
 try:
-    from reasoning_replay import jsontext, parse_reasoning_replay_envelope, reader, schema_registry
+    from reasoning_replay import parse_reasoning_replay_envelope, schema_registry
+    from reasoning_replay.record import jsontext, reader
 except ImportError:  # not installed: use this checkout's reference_impl/
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "reference_impl"))
     sys.modules.pop("reasoning_replay", None)
-    from reasoning_replay import jsontext, parse_reasoning_replay_envelope, reader, schema_registry
+    from reasoning_replay import parse_reasoning_replay_envelope, schema_registry
+    from reasoning_replay.record import jsontext, reader
 
 try:
     import jsonschema_rs

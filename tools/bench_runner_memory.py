@@ -44,7 +44,7 @@ ADAPTER = textwrap.dedent(
 RUNNER = textwrap.dedent(
     """
     import resource, sys
-    from reasoning_replay.suite.cli import main
+    from reasoning_replay.cli.main import main
     code = main(sys.argv[1:])
     sys.stderr.write(f"maxrss_kib {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n")
     sys.exit(code)

@@ -42,7 +42,7 @@ def _run(arguments: list[str]) -> tuple[dict[str, Any], float]:
         command = [
             sys.executable,
             "-m",
-            "reasoning_replay.suite.cli",
+            "reasoning_replay.cli.main",
             "run",
             "--no-progress",
             "-q",

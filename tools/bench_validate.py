@@ -214,7 +214,7 @@ def measure_json_loads(root: Path) -> dict[str, float]:
 
 
 def measure_validate(root: Path, jobs: int) -> dict[str, float]:
-    from reasoning_replay.suite.cli import main  # noqa: PLC0415 - only in the child
+    from reasoning_replay.cli.main import main  # noqa: PLC0415 - only in the child
 
     # A regular file: validate refuses to write its report to a device such as /dev/null.
     with tempfile.TemporaryDirectory(prefix="bench-validate-report-") as scratch:

@@ -58,7 +58,7 @@ try:
     from fast_agent.mcp.prompt_message_extended import PromptMessageExtended
     from mcp_types import CallToolRequest, CallToolRequestParams, CallToolResult, TextContent
     from reasoning_replay import HistoryMessage, ReplayTarget, build_replay_input
-    from reasoning_replay.planner import Plan, PlanSettings, plan_request
+    from reasoning_replay.ordering.planner import Plan, PlanSettings, plan_request
 except ImportError as error:  # pragma: no cover - depends on the environment
     sys.exit(
         f"bench_vs_fast_agent: {error}. Run it with the fast-agent environment's Python after "

@@ -64,23 +64,23 @@ from functools import partial
 from pathlib import Path
 from typing import IO, Any, Final
 
-from reasoning_replay import jsontext, reader
-from reasoning_replay.capture import canonicalize_completed_reasoning_output_item
 from reasoning_replay.diagnostics import Code
-from reasoning_replay.envelope import (
+from reasoning_replay.history.export import ExportMode, export_history
+from reasoning_replay.history.history_files import HistoryFileProblem, parse_json_file
+from reasoning_replay.history.scan import scan_text
+from reasoning_replay.history.validation import validate_history
+from reasoning_replay.record import jsontext, reader
+from reasoning_replay.record.capture import canonicalize_completed_reasoning_output_item
+from reasoning_replay.record.envelope import (
     DISPLAY_CHANNEL,
     REPLAY_CHANNEL,
     SCHEMA_NAME,
     ReasoningReplayItem,
     check_envelope_value,
 )
-from reasoning_replay.export import ExportMode, export_history
-from reasoning_replay.history_files import HistoryFileProblem, parse_json_file
-from reasoning_replay.jsontext import TextRefused
-from reasoning_replay.scan import scan_text
+from reasoning_replay.record.jsontext import TextRefused
 from reasoning_replay.suite.jsontext import dumps_pretty
 from reasoning_replay.suite.vectors import Case, load_vector_dirs
-from reasoning_replay.validation import validate_history
 
 REPO: Final = Path(__file__).resolve().parents[1]
 VECTORS: Final = REPO / "conformance" / "vectors"

@@ -63,7 +63,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final
 
-from reasoning_replay.persistence import (
+from reasoning_replay.history.persistence import (
     is_private_file,
     make_session_directory,
     temporary_files_for,

@@ -110,7 +110,7 @@ def _load(path: Path, name: str) -> Any:
 def child(args: argparse.Namespace) -> int:
     sys.path.insert(0, str(REPO / "tools"))
     import fuzz  # noqa: PLC0415 - tools/ is on the path only now
-    from reasoning_replay import jsontext, reader  # noqa: PLC0415
+    from reasoning_replay.record import jsontext, reader  # noqa: PLC0415
 
     paths = [Path(p) for p in args.child]
     canonical, strict = (_load(path, name) for path, name in zip(paths, MODULES, strict=True))

@@ -37,30 +37,26 @@ from pathlib import Path
 from typing import Any, Final
 
 import msgspec
-from reasoning_replay import (
-    cache_state,
+from reasoning_replay import operations
+from reasoning_replay.diagnostics import Code
+from reasoning_replay.history import export, scan, validation
+from reasoning_replay.operations import OperationResult
+from reasoning_replay.ordering import cache_state, overrides, planner
+from reasoning_replay.ordering.cache_state import ALLOWED_EFFORTS
+from reasoning_replay.record import (
     capture,
     dedupe,
     display,
     envelope,
-    export,
     history,
     jsontext,
-    operations,
-    overrides,
-    planner,
     provider_input,
     reader,
     redaction,
-    scan,
     telemetry,
-    validation,
     writer,
 )
-from reasoning_replay.cache_state import ALLOWED_EFFORTS
-from reasoning_replay.diagnostics import Code
-from reasoning_replay.envelope import ReasoningReplayItem
-from reasoning_replay.operations import OperationResult
+from reasoning_replay.record.envelope import ReasoningReplayItem
 from reasoning_replay.suite.inprocess import InProcessImplementation
 from reasoning_replay.suite.outcomes import Outcome as CaseOutcome
 from reasoning_replay.suite.profiles import Profile
@@ -69,6 +65,7 @@ from reasoning_replay.suite.vectors import Case, Expect, Suite, load_suite, make
 
 REPO: Final = Path(__file__).resolve().parents[1]
 VECTORS: Final = REPO / "conformance" / "vectors"
+RUNNER_MODULES: Final = ("reasoning_replay.suite", "reasoning_replay.cli")
 
 Handler = Callable[[Mapping[str, Any]], OperationResult]
 Wrapper = Callable[[Mapping[str, Any], Handler], OperationResult]
@@ -95,7 +92,8 @@ class Patcher:
         ``from x import f`` binds it again in the importing module)."""
         hits = 0
         for name, module in list(sys.modules.items()):
-            if not name.startswith("reasoning_replay") or name.startswith("reasoning_replay.suite"):
+            # The runner and the command line are not under test: only the reference is mutated.
+            if not name.startswith("reasoning_replay") or name.startswith(RUNNER_MODULES):
                 continue
             for attr, value in list(vars(module).items()):
                 if value is original:

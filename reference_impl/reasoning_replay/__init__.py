@@ -1,23 +1,31 @@
 """Reference implementation of the reasoning-replay record specification (SPEC.md).
 
-One module per boundary: :mod:`.envelope` (types, value checks), :mod:`.jsontext` (I-JSON text
-rules), :mod:`.reader`, :mod:`.writer`, :mod:`.capture`, :mod:`.provider_input`, :mod:`.dedupe`,
-:mod:`.redaction`, :mod:`.telemetry`, :mod:`.schemas`; :mod:`.operations` maps them to the
-conformance protocol and :mod:`.suite` is the conformance runner.
+One folder per part of the SPEC: :mod:`.record` (Part I, §2–§8), :mod:`.ordering` (Part II, §9),
+:mod:`.history` (Part III, §10); the modules common to all parts (:mod:`.diagnostics`,
+:mod:`.schemas`, :mod:`.operations`, ...) at the top; :mod:`.suite` is the conformance machinery
+and :mod:`.cli` the command line. ARCHITECTURE.md maps them. The names below are the public API.
 """
 
-from .capture import CaptureResult, CaptureSource, canonicalize_completed_reasoning_output_item
-from .dedupe import DedupeDecision, DedupeIdentity, decide, reasoning_replay_dedupe_key
-from .diagnostics import Code, Diagnostic, ReplayRecordError
-from .envelope import (
+from reasoning_replay.record.capture import (
+    CaptureResult,
+    CaptureSource,
+    canonicalize_completed_reasoning_output_item,
+)
+from reasoning_replay.record.dedupe import (
+    DedupeDecision,
+    DedupeIdentity,
+    decide,
+    reasoning_replay_dedupe_key,
+)
+from reasoning_replay.record.envelope import (
     DISPLAY_CHANNEL,
     REPLAY_CHANNEL,
     SCHEMA_NAME,
     SCHEMA_VERSION,
     ReasoningReplayItem,
 )
-from .history import HistoryMessage, history_from_json
-from .provider_input import (
+from reasoning_replay.record.history import HistoryMessage, history_from_json
+from reasoning_replay.record.provider_input import (
     ConflictPolicy,
     ReplayRequestInput,
     ReplayTarget,
@@ -25,11 +33,13 @@ from .provider_input import (
     build_replay_input,
     reasoning_replay_item_to_provider_input,
 )
-from .reader import ReadResult, parse_reasoning_replay_envelope
-from .redaction import redact, redact_reasoning_replay_for_diagnostics
+from reasoning_replay.record.reader import ReadResult, parse_reasoning_replay_envelope
+from reasoning_replay.record.redaction import redact, redact_reasoning_replay_for_diagnostics
+from reasoning_replay.record.telemetry import ReplayTelemetry, replay_telemetry
+from reasoning_replay.record.writer import serialize_reasoning_replay_envelope
+
+from .diagnostics import Code, Diagnostic, ReplayRecordError
 from .schemas import schema_registry, validator_for
-from .telemetry import ReplayTelemetry, replay_telemetry
-from .writer import serialize_reasoning_replay_envelope
 
 __all__ = [
     "DISPLAY_CHANNEL",

@@ -1,4 +1,4 @@
-"""The optional C accelerators, where built and wanted: ``REASONING_REPLAY_PURE_PYTHON=1`` says no.
+"""The reader's optional C accelerators (SPEC E4, E6), unless ``REASONING_REPLAY_PURE_PYTHON=1``.
 
 The accelerators (``_canonical``, ``_strict``; built by ``hatch_build.py``) change no verdict, only
 the time one takes; without them the Python statement of the same reading runs.

@@ -1,4 +1,4 @@
-"""The reference implementation as a conformance adapter program.
+"""The reference implementation as a conformance adapter program (SPEC §13, PROTOCOL.md).
 
     python -m reasoning_replay.adapter            # persistent: JSON lines until stop or EOF
     python -m reasoning_replay.adapter --oneshot  # one request line in, one reply line out

@@ -1,4 +1,4 @@
-"""The closed registry of diagnostic codes (SPEC §10) and the diagnostic value that carries one."""
+"""The closed registry of diagnostic codes (SPEC §12, §18) and the diagnostic value carrying one."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from enum import StrEnum
 
 
 class Code(StrEnum):
-    """A diagnostic code of the registry in SPEC §10; the value is the code as written there."""
+    """A diagnostic code of the registry in SPEC §12; the value is the code as written there."""
 
     LIMIT_EXCEEDED = "limit_exceeded"
     JSON_INVALID_UNICODE = "json_invalid_unicode"
@@ -58,7 +58,7 @@ class Code(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """One code reported while building a request, at the block it concerns (SPEC §10)."""
+    """One code reported while building a request, at the block it concerns (SPEC §12)."""
 
     code: Code
     message_index: int

@@ -1,4 +1,4 @@
-"""The conformance operations (SPEC §11) over the reference: JSON input in, JSON output or a code.
+"""The conformance operations (SPEC §13) over the reference: JSON input in, JSON output or a code.
 
 This is the one place that maps the protocol's JSON shapes (conformance/PROTOCOL.md) to the
 reference's typed API; both the in-process runner and the adapter program use it.
@@ -12,19 +12,31 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .capture import canonicalize_completed_reasoning_output_item
-from .dedupe import DedupeDecision, decide, reasoning_replay_dedupe_key
+from reasoning_replay.history.export import ExportMode, export_history
+from reasoning_replay.history.scan import scan_text
+from reasoning_replay.history.validation import validate_history
+from reasoning_replay.ordering.planner import (
+    DEFAULT_UPDATE_CAPABLE,
+    Endpoint,
+    PlanSettings,
+    PlanTransport,
+    plan_request,
+)
+from reasoning_replay.record.capture import canonicalize_completed_reasoning_output_item
+from reasoning_replay.record.dedupe import DedupeDecision, decide, reasoning_replay_dedupe_key
+from reasoning_replay.record.envelope import check_item_value
+from reasoning_replay.record.history import HistoryShapeError, history_from_json
+from reasoning_replay.record.provider_input import (
+    ConflictPolicy,
+    ReplayTarget,
+    Transport,
+    build_replay_input,
+)
+from reasoning_replay.record.reader import parse_reasoning_replay_envelope
+from reasoning_replay.record.redaction import redact
+from reasoning_replay.record.telemetry import replay_telemetry
+
 from .diagnostics import Code
-from .envelope import check_item_value
-from .export import ExportMode, export_history
-from .history import HistoryShapeError, history_from_json
-from .planner import DEFAULT_UPDATE_CAPABLE, Endpoint, PlanSettings, PlanTransport, plan_request
-from .provider_input import ConflictPolicy, ReplayTarget, Transport, build_replay_input
-from .reader import parse_reasoning_replay_envelope
-from .redaction import redact
-from .scan import scan_text
-from .telemetry import replay_telemetry
-from .validation import validate_history
 
 
 @dataclass(frozen=True, slots=True)

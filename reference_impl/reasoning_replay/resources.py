@@ -1,4 +1,4 @@
-"""Where the specification's data files live: the schemas, the vectors and SPEC.md itself.
+"""Where the data files of every SPEC part live: schemas (§11), vectors (§13), SPEC.md itself.
 
 An installed wheel carries them as package data under ``_data/``; a source checkout has them at
 the repository root. Every reader of these files goes through :func:`data_path`.

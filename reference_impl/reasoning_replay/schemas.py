@@ -1,4 +1,4 @@
-"""The JSON Schemas of SPEC §9, loaded from ``schema/`` and resolvable offline."""
+"""The JSON Schemas of SPEC §11, loaded from ``schema/`` and resolvable offline."""
 
 from __future__ import annotations
 

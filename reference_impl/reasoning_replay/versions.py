@@ -1,4 +1,4 @@
-"""Every version line of the project, read from ``versions.json``: the one place that states them.
+"""Every version line of the project (SPEC §19), read from ``versions.json``, which states them.
 
 The specification parts, the schemas, the code registry, the conformance suite, the adapter
 protocol and the two packages each have a version; ``conformance --version`` prints them and the

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from fast_agent_history import Comparison, compare, history_messages
-from reasoning_replay.history import HistoryMessage
-from reasoning_replay.planner import Plan, PlanSettings, PlanTransport, plan_request
+from reasoning_replay.ordering.planner import Plan, PlanSettings, PlanTransport, plan_request
+from reasoning_replay.record.history import HistoryMessage
 from responses_server import Received, ResponsesServer, ScriptedTurns, Turn
 
 REPO = Path(__file__).resolve().parents[2]

@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reasoning_replay.history import HistoryMessage
-from reasoning_replay.planner import Plan
+from reasoning_replay.ordering.planner import Plan
+from reasoning_replay.record.history import HistoryMessage
 
 ASSISTANT_ITEMS_CHANNEL = "openai-assistant-message-items"
 

@@ -42,11 +42,11 @@ from e2e_harness import (
     run,
 )
 from fast_agent_history import ID_DEDUPE, SUMMARY_AUTO
-from reasoning_replay.capture import canonicalize_completed_reasoning_output_item
 from reasoning_replay.diagnostics import Code
-from reasoning_replay.persistence import make_session_directory, write_private_atomic
-from reasoning_replay.reader import parse_reasoning_replay_envelope
-from reasoning_replay.writer import serialize_reasoning_replay_envelope
+from reasoning_replay.history.persistence import make_session_directory, write_private_atomic
+from reasoning_replay.record.capture import canonicalize_completed_reasoning_output_item
+from reasoning_replay.record.reader import parse_reasoning_replay_envelope
+from reasoning_replay.record.writer import serialize_reasoning_replay_envelope
 
 pytestmark = pytest.mark.skipif(
     not FAST_AGENT_PYTHON.exists(),
@@ -68,7 +68,7 @@ def outcome(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 def validate(directory: Path) -> list[dict[str, Any]]:
     """``conformance validate --format json`` on a directory: its JSON lines."""
     done = subprocess.run(
-        [sys.executable, "-m", "reasoning_replay.suite.cli", "validate", str(directory), *FLAGS],
+        [sys.executable, "-m", "reasoning_replay.cli.main", "validate", str(directory), *FLAGS],
         capture_output=True,
         text=True,
         check=False,

@@ -26,13 +26,16 @@ from typing import Any
 import pytest
 from reasoning_replay import REPLAY_CHANNEL, Code, Diagnostic, HistoryMessage, ReplayTarget
 from reasoning_replay import build_replay_input as build_input
-from reasoning_replay.cache_state import CACHE_STATE_CHANNEL
-from reasoning_replay.debug_capture import UNSAFE_RAW_ENV, CaptureWriter
-from reasoning_replay.history_files import HistoryFile, parse_history_file
-from reasoning_replay.log_redaction import ReplayRedactingFilter, ReplayRedactingJsonFormatter
-from reasoning_replay.persistence import make_session_directory, write_private_atomic
-from reasoning_replay.planner import Plan, PlanSettings, PlanTransport, plan_request
-from reasoning_replay.scan import scan_paths
+from reasoning_replay.history.debug_capture import UNSAFE_RAW_ENV, CaptureWriter
+from reasoning_replay.history.history_files import HistoryFile, parse_history_file
+from reasoning_replay.history.log_redaction import (
+    ReplayRedactingFilter,
+    ReplayRedactingJsonFormatter,
+)
+from reasoning_replay.history.persistence import make_session_directory, write_private_atomic
+from reasoning_replay.history.scan import scan_paths
+from reasoning_replay.ordering.cache_state import CACHE_STATE_CHANNEL
+from reasoning_replay.ordering.planner import Plan, PlanSettings, PlanTransport, plan_request
 
 pytest.importorskip(
     "openai", reason="openai is not importable: install the test extras, pip install '.[test]'"

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 from reasoning_replay import REPLAY_CHANNEL, HistoryMessage
-from reasoning_replay.cache_state import CACHE_STATE_CHANNEL
-from reasoning_replay.planner import Plan, PlanSettings, PlanTransport, plan_request
+from reasoning_replay.ordering.cache_state import CACHE_STATE_CHANNEL
+from reasoning_replay.ordering.planner import Plan, PlanSettings, PlanTransport, plan_request
 
 pytest.importorskip(
     "openai", reason="openai is not importable: install the test extras, pip install '.[test]'"

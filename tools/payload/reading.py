@@ -22,7 +22,7 @@ from payload_corpus import (
     sdk_output_item,
 )
 from reasoning_replay import DISPLAY_CHANNEL, REPLAY_CHANNEL, Code, parse_reasoning_replay_envelope
-from reasoning_replay.history_files import HistoryFileProblem, parse_history_file
+from reasoning_replay.history.history_files import HistoryFileProblem, parse_history_file
 
 FORMS: Final = (StoredForm.RAW, StoredForm.CANONICAL, StoredForm.LEGACY)
 SKIPPED_FILES: Final = ("session.json", MANIFEST_NAME)

@@ -1,5 +1,6 @@
-"""The language-neutral conformance machinery: vectors, the adapter protocol, the runner, reports
-and the suite linter. The command line is :mod:`reasoning_replay.suite.cli` (``conformance``).
+"""The language-neutral conformance machinery of SPEC §13: vectors, the adapter protocol, the
+runner, reports and the suite linter. The command line is :mod:`reasoning_replay.cli.main`
+(``conformance``).
 
 Nothing here knows what an operation means: operations are names taken from the vectors and from
 each implementation's handshake, and outputs are compared as plain JSON values.

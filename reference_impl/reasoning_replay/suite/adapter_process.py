@@ -1,4 +1,4 @@
-"""Adapter programs as child processes: the persistent (long-lived) and the one-shot modes.
+"""Adapter programs (PROTOCOL.md) as child processes: the persistent and the one-shot modes.
 
 Hostile or broken adapters are the normal case here, so every wait has a deadline, stdout lines
 are capped, stderr is drained on every wait (a flood cannot deadlock the pipes) and only its tail

@@ -1,4 +1,4 @@
-"""The vectors as test cases for another Python implementation's own test suite.
+"""The vectors (SPEC §13) as test cases for another Python implementation's own test suite.
 
 ``pytest_cases`` returns one ``pytest.param`` per case, with the case id as the test id, so a
 third-party implementation runs the suite under pytest without an adapter program; ``assert_case``

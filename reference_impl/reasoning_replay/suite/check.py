@@ -1,4 +1,4 @@
-"""``conformance check``: lint the suite against its schema, itself and SPEC.md."""
+"""``conformance check``: lint the suite against its schema, itself and SPEC.md (SPEC §13)."""
 
 from __future__ import annotations
 

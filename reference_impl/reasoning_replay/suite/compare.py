@@ -1,4 +1,4 @@
-"""Exact JSON comparison with the location of the first difference.
+"""Exact JSON comparison of outputs (SPEC §13), with the location of the first difference.
 
 Outputs are compared as JSON values: object member order is ignored, array order matters,
 numbers compare by value (``1 == 1.0``) but booleans are never numbers, and no member may be

@@ -1,5 +1,5 @@
-"""Expectations files: an implementation's known failures (xfail), cases never to run (skip) and
-cases allowed either way (flaky), each with a required reason.
+"""Expectations files (SPEC §13): an implementation's known failures (xfail), cases never to
+run (skip) and cases allowed either way (flaky), each with a required reason.
 
 Entries match case ids *and aliases*, so renaming a case (keeping its old id as an alias) does
 not orphan expectations. The runner reports stale entries: ones that match no case, xfails that

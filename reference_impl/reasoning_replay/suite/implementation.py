@@ -1,4 +1,4 @@
-"""What the runner drives: an implementation, in-process or behind an adapter program."""
+"""What the runner drives (SPEC §13): an implementation, in-process or behind an adapter program."""
 
 from __future__ import annotations
 

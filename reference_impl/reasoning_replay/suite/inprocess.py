@@ -1,4 +1,4 @@
-"""The reference implementation driven in-process: no subprocess, no JSON lines.
+"""The reference driven in-process (SPEC §13, PROTOCOL.md): no subprocess, no JSON lines.
 
 It behaves exactly like the reference adapter program (both answer through :func:`call`) so that
 an in-process run and ``--impl "python -m reasoning_replay.adapter"`` agree.

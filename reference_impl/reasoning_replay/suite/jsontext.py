@@ -1,4 +1,4 @@
-"""JSON text in and out, fast where possible and exact everywhere.
+"""JSON text in and out (PROTOCOL.md), fast where possible and exact everywhere.
 
 msgspec is fast but refuses lone surrogates (which a JSON text may escape, and vectors do carry),
 so every function falls back to the standard library rather than fail. NaN and Infinity are not

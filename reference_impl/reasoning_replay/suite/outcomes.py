@@ -1,4 +1,4 @@
-"""Per-case outcomes and the pure function that judges a reply against a case's expectation."""
+"""Per-case outcomes (SPEC §13) and the pure function that judges a reply by its expectation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A one-line progress bar on stderr, only where a person is watching."""
+"""A one-line progress bar on stderr, only where a person watches (display only)."""
 
 from __future__ import annotations
 

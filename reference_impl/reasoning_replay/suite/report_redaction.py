@@ -1,4 +1,4 @@
-"""``conformance run --redact-reports``: what reports show of a case, redacted by the reference.
+"""``conformance run --redact-reports``: what reports show of a case, redacted (SPEC R2, H7).
 
 Vectors made from real captures hold real secrets, and a report shows a failing case's request,
 reply, compared values, messages and stderr. Each is redacted as the reference redacts logs
@@ -14,8 +14,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from reasoning_replay.log_redaction import redact_structure, redact_text
-from reasoning_replay.redaction import is_sensitive_name
+from reasoning_replay.history.log_redaction import redact_structure, redact_text
+from reasoning_replay.record.redaction import is_sensitive_name
 
 from .compare import ABSENT, Mismatch, first_difference
 from .vectors import Case

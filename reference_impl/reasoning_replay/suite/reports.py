@@ -1,4 +1,4 @@
-"""Run reports: JSON (schema'd), JUnit XML, TAP 14, Markdown and the terminal report.
+"""Run reports (SPEC §13): JSON (schema'd), JUnit XML, TAP 14, Markdown and the terminal report.
 
 All writers are pure functions from a :class:`RunResult` to text; only :func:`write_report`
 touches the file system.

@@ -1,4 +1,4 @@
-"""What a run keeps of each case for its reports: bounded, whatever the adapter sends.
+"""What a run keeps of each case for its reports (SPEC §13): bounded, whatever the adapter sends.
 
 A run of thousands of cases must not hold every reply line: a passing case keeps no line at all,
 and any other case keeps at most :data:`KEEP` bytes of each line, text and compared value, cut

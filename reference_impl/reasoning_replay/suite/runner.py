@@ -1,4 +1,4 @@
-"""Drives selected cases through an implementation and collects the results.
+"""Drives selected cases through an implementation and collects the results (SPEC §13).
 
 Each result keeps only what the reports show, bounded (:mod:`.retained`): a passing or skipped
 case keeps no line, any other keeps at most 64 KiB of each line, text and compared value.

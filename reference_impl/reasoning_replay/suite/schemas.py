@@ -1,4 +1,4 @@
-"""The conformance JSON Schemas, loaded and compiled once per process.
+"""The conformance JSON Schemas (SPEC §13), loaded and compiled once per process.
 
 Every schema lives in ``conformance/schemas/`` (found through :func:`data_path`). Validation runs
 per protocol message, so compiled validators are cached: never compile per case.

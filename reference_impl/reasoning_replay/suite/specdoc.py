@@ -1,5 +1,5 @@
-"""What ``conformance check`` needs from SPEC.md: its anchors, its MUST rules and the registry of
-diagnostic codes. Parsing is lenient: SPEC.md is prose for people first.
+"""What ``conformance check`` (SPEC §13) needs from SPEC.md: its anchors, its MUST rules and the
+registry of diagnostic codes. Parsing is lenient: SPEC.md is prose for people first.
 
 Conventions (see SPEC.md itself):
 - every ``<a id="X"></a>`` is an anchor, a valid ``spec`` target for vectors;

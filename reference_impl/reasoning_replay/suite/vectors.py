@@ -1,4 +1,4 @@
-"""Vector files: loading, validation, ids and aliases, selection, and the JSON bundle.
+"""Vector files (SPEC §13): loading, validation, ids and aliases, selection, and the JSON bundle.
 
 A suite is a set of vector directories (``conformance/vectors`` by default). Each YAML file holds
 cases; a case is an operation input plus exactly one expectation (an output object or a reject

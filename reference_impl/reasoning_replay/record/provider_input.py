@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
+from reasoning_replay.diagnostics import Code, Diagnostic
+
 from .dedupe import DedupeDecision, decide, reasoning_replay_dedupe_key
-from .diagnostics import Code, Diagnostic
 from .envelope import ReasoningReplayItem
 from .history import HistoryMessage
 from .reader import parse_reasoning_replay_envelope

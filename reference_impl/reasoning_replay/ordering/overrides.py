@@ -6,8 +6,9 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any, Final
 
+from reasoning_replay.diagnostics import Code
+
 from .cache_state import ALLOWED_EFFORTS
-from .diagnostics import Code
 
 INSTANCE_KEY: Final = re.compile(r"[0-9a-f]{32}")  # SPEC K1
 

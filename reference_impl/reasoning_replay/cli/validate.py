@@ -37,10 +37,9 @@ from typing import Any, Final, Protocol, TextIO
 from urllib.parse import quote
 
 from reasoning_replay.diagnostics import Code
-from reasoning_replay.persistence import tighten_mode
-from reasoning_replay.resources import data_path
-from reasoning_replay.safe_files import display_path, open_regular, output_problem
-from reasoning_replay.validation import (
+from reasoning_replay.history.persistence import tighten_mode
+from reasoning_replay.history.safe_files import display_path, open_regular, output_problem
+from reasoning_replay.history.validation import (
     SESSION_FILE_NAME,
     BlockCounts,
     FileReport,
@@ -51,10 +50,10 @@ from reasoning_replay.validation import (
     session_providers,
     validate_history,
 )
+from reasoning_replay.resources import data_path
+from reasoning_replay.suite import runner_version
+from reasoning_replay.suite.specdoc import parse_spec
 from reasoning_replay.versions import versions
-
-from . import runner_version
-from .specdoc import parse_spec
 
 EXIT_OK: Final = 0
 EXIT_ERRORS: Final = 1
@@ -310,7 +309,7 @@ def tighten(path: str, *, directory: bool = False) -> Fix | None:
     """SPEC H4: remove group and other bits, never add one; ``None`` when nothing to remove.
 
     Never through a symbolic link: a link is a :class:`Fix` whose error names it, and nothing
-    is changed, here or where it points (:func:`reasoning_replay.persistence.tighten_mode`).
+    is changed, here or where it points (:func:`reasoning_replay.history.persistence.tighten_mode`).
     """
     try:
         old = stat.S_IMODE(Path(path).lstat().st_mode)
@@ -861,7 +860,7 @@ def _open_report(path: Path, inputs: Sequence[str]) -> TextIO:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m reasoning_replay.suite.validate_cli PATH...``, the same as the subcommand."""
+    """``python -m reasoning_replay.cli.validate PATH...``, the same as the subcommand."""
     parser = argparse.ArgumentParser(prog="conformance")
     add_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["validate", *(sys.argv[1:] if argv is None else argv)])

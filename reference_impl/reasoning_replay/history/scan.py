@@ -44,11 +44,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from .diagnostics import Code
-from .envelope import SCHEMA_NAME
+from reasoning_replay.diagnostics import Code
+from reasoning_replay.record.envelope import SCHEMA_NAME
+from reasoning_replay.record.telemetry import utf8_bytes
+
 from .jsonspans import JArray, JMember, JNode, JObject, JString, parse_at, parse_whole
 from .safe_files import NotARegularFileError, open_regular
-from .telemetry import utf8_bytes
 
 MIN_CIPHERTEXT_CHARS: Final = 16  # SPEC H8
 SHA256_PREFIX_HEX: Final = 12  # SPEC H8

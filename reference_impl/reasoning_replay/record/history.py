@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cache_state import CACHE_STATE_CHANNEL
+from reasoning_replay.ordering.cache_state import CACHE_STATE_CHANNEL
+
 from .envelope import REPLAY_CHANNEL
 
 

@@ -9,12 +9,13 @@ only such a text can take, and that prove it free of everything SPEC E4 forbids:
   length count proves that it hides no duplicate member, which msgspec would silently drop.
 
 Where the optional C accelerators are built (by ``hatch_build.py``), they take both ways' place.
-:mod:`._canonical` follows the canonical layout in one pass over the text as it is stored,
-characters or bytes, and accepts exactly the texts :func:`_read_canonical` accepts (as bytes, when
-they are their valid UTF-8). That function stays its statement in Python, and its fallback. Any
-other text is parsed by :func:`.jsontext.parse_strict`, which :mod:`._strict` makes one pass in C
-for all but the texts that break the JSON grammar or Unicode, and its value checked by
-:func:`.envelope.check_envelope_value`. ``REASONING_REPLAY_PURE_PYTHON=1`` turns both off.
+:mod:`reasoning_replay._canonical` follows the canonical layout in one pass over the text as it
+is stored, characters or bytes, and accepts exactly the texts :func:`_read_canonical` accepts (as
+bytes, when they are their valid UTF-8). That function stays its statement in Python, and its
+fallback. Any other text is parsed by :func:`.jsontext.parse_strict`, which
+:mod:`reasoning_replay._strict` makes one pass in C for all but the texts that break the JSON
+grammar or Unicode, and its value checked by :func:`.envelope.check_envelope_value`.
+``REASONING_REPLAY_PURE_PYTHON=1`` turns both off.
 
 Without them, any other text msgspec reads is decoded untyped and checked, then proven
 canonical; a text msgspec accepts but that the reader cannot prove free of duplicates only needs
@@ -32,8 +33,9 @@ from typing import Annotated, Any, Final, Literal, cast, get_args, get_type_hint
 
 import msgspec
 
-from ._accelerators import load_accelerator
-from .diagnostics import Code
+from reasoning_replay._accelerators import load_accelerator
+from reasoning_replay.diagnostics import Code
+
 from .envelope import SCHEMA_NAME, ReasoningReplayItem, check_envelope_value
 from .jsontext import (
     MAX_TEXT_BYTES,

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final, Protocol, runtime_checkable
 
-from .diagnostics import Code
+from reasoning_replay.diagnostics import Code
+
 from .envelope import CONTENT_PART_TYPE, SUMMARY_PART_TYPE, ReasoningReplayItem
 from .writer import serialize_reasoning_replay_envelope
 

@@ -26,9 +26,9 @@ from typing import Any, Final, Literal, TypeAlias
 
 import msgspec
 
-from .diagnostics import Code
-from .history import HistoryMessage
-from .jsontext import parse_json_int
+from reasoning_replay.diagnostics import Code
+from reasoning_replay.record.history import HistoryMessage
+from reasoning_replay.record.jsontext import parse_json_int
 
 ROLES: Final = frozenset(("user", "assistant"))  # SPEC H1
 # SPEC H1: members that, when present, are objects. An explicit ``null`` counts as absent, as it

@@ -1,9 +1,9 @@
 """Strict I-JSON text reading (SPEC §3, E4 and E6 steps 1–5): the rules a JSON Schema cannot see.
 
 :func:`parse_strict` is the statement: the value of a text, or the first of E6 steps 1–5 it
-fails. Where the optional C accelerator :mod:`._strict` is built, it parses first, deciding those
-steps in one pass for every text that is valid JSON apart from a duplicate member or its depth,
-and leaves the rest (bad grammar, bad Unicode) to the Python path.
+fails. Where the optional C accelerator :mod:`reasoning_replay._strict` is built, it parses
+first, deciding those steps in one pass for every text that is valid JSON apart from a duplicate
+member or its depth, and leaves the rest (bad grammar, bad Unicode) to the Python path.
 
 Without the accelerator, the reader parses in C with msgspec, which refuses bad UTF-8,
 byte-order marks, ``NaN``/``Infinity``, trailing data and lone surrogates. What msgspec would hide
@@ -22,8 +22,8 @@ from typing import Any, Final, cast
 
 import msgspec
 
-from ._accelerators import load_accelerator
-from .diagnostics import Code
+from reasoning_replay._accelerators import load_accelerator
+from reasoning_replay.diagnostics import Code
 
 MAX_TEXT_BYTES: Final = 16 * 1024 * 1024  # SPEC E4.1
 MAX_DEPTH: Final = 32  # SPEC E4.1

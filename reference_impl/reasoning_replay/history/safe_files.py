@@ -1,4 +1,4 @@
-"""Opening the files a command line names without harm: no hang, no write through a link.
+"""Opening the files a command line names without harm (SPEC H4, H5): no hang, no link write.
 
 The history tools read and write paths that users, scripts and pre-commit hooks give them, and
 a path may name a FIFO (reading blocks until a writer comes), a device, a socket, or a symbolic
@@ -7,7 +7,7 @@ without blocking (``O_NONBLOCK``) and looked at through the open descriptor (``f
 is checked is what is read; outputs are looked at with ``lstat``, so a link is seen as a link.
 
 Every function raises :class:`OSError` (or a subclass) when the operating system fails.
-POSIX only, like :mod:`reasoning_replay.persistence`.
+POSIX only, like :mod:`reasoning_replay.history.persistence`.
 """
 
 from __future__ import annotations

@@ -10,11 +10,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
 
+from reasoning_replay.diagnostics import Code, Diagnostic
+from reasoning_replay.record.history import HistoryMessage
+from reasoning_replay.record.provider_input import ReplayTarget, message_inputs, read_replay_blocks
+
 from .cache_state import CACHE_STATE_CHANNEL, CacheStateRecord, effort_allowed, read_cache_state
-from .diagnostics import Code, Diagnostic
-from .history import HistoryMessage
 from .overrides import check_overrides, desired_effort, is_update_capable, requested_model
-from .provider_input import ReplayTarget, message_inputs, read_replay_blocks
 
 DEFAULT_UPDATE_CAPABLE: Final = frozenset(("gpt-6-astra",))  # SPEC §9.1
 STAGED_MEDIA_CHANNEL: Final = "fast-agent-tool-media-message"

@@ -11,9 +11,10 @@ only and can be attached to a bug report. A raw capture holds resumable, bearer-
   value, ``true`` included, means no) when ``unsafe_raw`` is not given. An explicit
   ``unsafe_raw=False`` wins over the variable.
 
-Either way every file is written with :func:`reasoning_replay.persistence.write_private_atomic`
-(mode 0600, atomic) in a directory created with mode 0700 (SPEC H4, H5). Raw captures also say
-so in the file (``"raw": true``), and the writer warns (:class:`UnsafeRawCaptureWarning` when it
+Either way every file is written with
+:func:`reasoning_replay.history.persistence.write_private_atomic` (mode 0600, atomic) in a
+directory created with mode 0700 (SPEC H4, H5). Raw captures also say so in the file
+(``"raw": true``), and the writer warns (:class:`UnsafeRawCaptureWarning` when it
 is made, and a log warning per raw file).
 
 Files, numbered per writer in the order written (use one directory per writer):

@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TextIO
 
-from reasoning_replay.safe_files import display_path
-from reasoning_replay.scan import FileScan, scan_paths
+from reasoning_replay.history.safe_files import display_path
+from reasoning_replay.history.scan import FileScan, scan_paths
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1

@@ -1,4 +1,4 @@
-"""``conformance``: run, list, check, smoke, bundle and request.
+"""``conformance``: run, list, check, smoke, bundle and request (SPEC §13).
 
 Exit status: 0 every MUST case as expected in every profile run (SPEC.md#levels); 1 unexpected
 results (or lint problems for ``check``); 2 usage, I/O or suite errors; 128 + the signal's number
@@ -19,17 +19,15 @@ from pathlib import Path
 from typing import TextIO
 
 from reasoning_replay.resources import data_path
-from reasoning_replay.versions import versions, versions_text
-
-from . import PROTOCOL_VERSION, protocol, runner_version, scan_cli, validate_cli
-from .adapter_process import (
+from reasoning_replay.suite import PROTOCOL_VERSION, protocol, runner_version
+from reasoning_replay.suite.adapter_process import (
     DEFAULT_START_TIMEOUT,
     DEFAULT_TIMEOUT,
     OneShotAdapter,
     PersistentAdapter,
 )
-from .check import check_suite
-from .expectations import (
+from reasoning_replay.suite.check import check_suite
+from reasoning_replay.suite.expectations import (
     NO_EXPECTATIONS,
     Expectations,
     Judged,
@@ -37,14 +35,13 @@ from .expectations import (
     load_expectations,
     updated,
 )
-from .export_cli import add_export_parser, cmd_export
-from .governed import governed_reply
-from .implementation import Implementation
-from .inprocess import InProcessImplementation
-from .outcomes import Outcome, judge
-from .profiles import PROFILES, Profile
-from .progress import ProgressBar
-from .protocol import (
+from reasoning_replay.suite.governed import governed_reply
+from reasoning_replay.suite.implementation import Implementation
+from reasoning_replay.suite.inprocess import InProcessImplementation
+from reasoning_replay.suite.outcomes import Outcome, judge
+from reasoning_replay.suite.profiles import PROFILES, Profile
+from reasoning_replay.suite.progress import ProgressBar
+from reasoning_replay.suite.protocol import (
     Crash,
     Failure,
     ImplementationInfo,
@@ -52,9 +49,9 @@ from .protocol import (
     ReplyTooLong,
     Timeout,
 )
-from .reports import FORMATS, Repro, terminal_text, write_report
-from .runner import handshake_message, run_cases
-from .vectors import (
+from reasoning_replay.suite.reports import FORMATS, Repro, terminal_text, write_report
+from reasoning_replay.suite.runner import handshake_message, run_cases
+from reasoning_replay.suite.vectors import (
     BUNDLE_NAME,
     LEVELS,
     Case,
@@ -65,6 +62,10 @@ from .vectors import (
     load_vector_dirs,
     select,
 )
+from reasoning_replay.versions import versions, versions_text
+
+from . import scan, validate
+from .export import add_export_parser, cmd_export
 
 EXIT_OK = 0
 EXIT_UNEXPECTED = 1
@@ -254,8 +255,8 @@ def build_parser() -> argparse.ArgumentParser:
     request.add_argument("--seq", type=int, default=1)
 
     add_export_parser(sub)
-    scan_cli.add_parser(sub)
-    validate_cli.add_parser(sub)
+    scan.add_parser(sub)
+    validate.add_parser(sub)
     return parser
 
 
@@ -271,9 +272,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "smoke": cmd_smoke,
         "bundle": cmd_bundle,
         "request": cmd_request,
-        "scan": scan_cli.cmd_scan,
+        "scan": scan.cmd_scan,
         "export": cmd_export,
-        "validate": validate_cli.cmd_validate,
+        "validate": validate.cmd_validate,
     }
     try:
         with _sigterm_as_interrupt():

@@ -2,7 +2,7 @@
 
 :func:`validate_history` is a pure function of a file's contents, its name and its permission
 bits; reading files, walking directories and fixing modes belong to the command line
-(:mod:`.suite.validate_cli`). A broken file is a finding, never an exception (SPEC E4.2).
+(:mod:`reasoning_replay.cli.validate`). A broken file is a finding, never an exception (SPEC E4.2).
 """
 
 from __future__ import annotations
@@ -13,14 +13,19 @@ from enum import StrEnum
 from pathlib import PurePath
 from typing import Any, Final, TypeAlias
 
-from .cache_state import CACHE_STATE_CHANNEL, effort_allowed, read_cache_state
-from .dedupe import DedupeDecision, decide_items
-from .diagnostics import Code
-from .display import display_consistent
-from .envelope import DISPLAY_CHANNEL, REPLAY_CHANNEL, ReasoningReplayItem
+from reasoning_replay.diagnostics import Code
+from reasoning_replay.ordering.cache_state import (
+    CACHE_STATE_CHANNEL,
+    effort_allowed,
+    read_cache_state,
+)
+from reasoning_replay.ordering.planner import DEFAULT_UPDATE_CAPABLE
+from reasoning_replay.record.dedupe import DedupeDecision, decide_items
+from reasoning_replay.record.display import display_consistent
+from reasoning_replay.record.envelope import DISPLAY_CHANNEL, REPLAY_CHANNEL, ReasoningReplayItem
+from reasoning_replay.record.reader import parse_reasoning_replay_envelope
+
 from .history_files import HistoryFileProblem, MessageChannels, read_message_channels
-from .planner import DEFAULT_UPDATE_CAPABLE
-from .reader import parse_reasoning_replay_envelope
 
 SESSION_FILE_NAME: Final = "session.json"  # SPEC H1: metadata, checked for permissions only
 GROUP_OTHER_BITS: Final = 0o077  # SPEC H4

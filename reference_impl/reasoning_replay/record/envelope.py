@@ -10,7 +10,7 @@ from typing import Any, Final
 
 import msgspec
 
-from .diagnostics import Code
+from reasoning_replay.diagnostics import Code
 
 SCHEMA_NAME: Final = "fast-agent.openai-responses.reasoning-replay"  # SPEC E1
 SCHEMA_VERSION: Final = 1  # SPEC E1

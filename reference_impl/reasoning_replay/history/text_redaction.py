@@ -16,8 +16,7 @@ import json
 import re
 from typing import Final
 
-from .jsonspans import JArray, JNode, JObject, JScalar, JString, parse_whole
-from .redaction import (
+from reasoning_replay.record.redaction import (
     CIPHERTEXT_NORMAL_NAME,
     DIAGNOSTIC_VIEW_MEMBERS,
     is_sensitive_name,
@@ -25,8 +24,10 @@ from .redaction import (
     normal_name,
     sha256_hex,
 )
+from reasoning_replay.record.telemetry import utf8_length
+
+from .jsonspans import JArray, JNode, JObject, JScalar, JString, parse_whole
 from .scan import CIPHERTEXT_NAME, EmbeddedFragment, EmbeddedValue, embedded_parts
-from .telemetry import utf8_length
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _NON_NUMBERS: Final = frozenset(("true", "false", "null", "NaN", "Infinity", "-Infinity"))
@@ -179,7 +180,8 @@ def _is_view(node: JObject) -> bool:
 
 
 def _is_replacement(node: JNode, name: str) -> bool:
-    """SPEC R2: a replacement object read from a text (see :func:`.redaction.is_replacement`)."""
+    """SPEC R2: a replacement object read from a text (as
+    :func:`reasoning_replay.record.redaction.is_replacement` reads a value)."""
     if not isinstance(node, JObject):
         return False
     members = _distinct_members(node)

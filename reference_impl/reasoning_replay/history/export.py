@@ -18,17 +18,18 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
-from .diagnostics import Code
-from .envelope import DISPLAY_CHANNEL, REDACTED_SCHEMA_NAME, REPLAY_CHANNEL
-from .history_files import HistoryFileProblem, history_from_value, parse_json_file
-from .jsontext import TextRefused, parse_strict
-from .reader import parse_reasoning_replay_envelope
-from .redaction import (
+from reasoning_replay.diagnostics import Code
+from reasoning_replay.record.envelope import DISPLAY_CHANNEL, REDACTED_SCHEMA_NAME, REPLAY_CHANNEL
+from reasoning_replay.record.jsontext import TextRefused, parse_strict
+from reasoning_replay.record.reader import parse_reasoning_replay_envelope
+from reasoning_replay.record.redaction import (
     is_sensitive_name,
     redact_reasoning_replay_for_diagnostics,
     redact_value,
     replacement,
 )
+
+from .history_files import HistoryFileProblem, history_from_value, parse_json_file
 from .text_redaction import compact_json, json_string, redact_text
 
 

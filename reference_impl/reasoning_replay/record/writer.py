@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from .diagnostics import ReplayRecordError
+from reasoning_replay.diagnostics import ReplayRecordError
+
 from .envelope import ReasoningReplayItem
 from .reader import parse_reasoning_replay_envelope
 

@@ -12,16 +12,16 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from reasoning_replay.diagnostics import Code
-from reasoning_replay.export import (
+from reasoning_replay.history.export import (
     RESUMABLE_WARNING,
     ExportMode,
     export_file_text,
     export_history,
     read_history_for_export,
 )
-from reasoning_replay.history_files import HistoryFileProblem
-from reasoning_replay.persistence import write_private_atomic
-from reasoning_replay.safe_files import display_path, output_problem, read_regular
+from reasoning_replay.history.history_files import HistoryFileProblem
+from reasoning_replay.history.persistence import write_private_atomic
+from reasoning_replay.history.safe_files import display_path, output_problem, read_regular
 
 EXIT_OK = 0
 EXIT_NOT_HISTORY = 1

@@ -17,7 +17,7 @@ reaches it, including records of child loggers; a filter on a logger sees only r
 through that very logger)::
 
     import logging
-    from reasoning_replay.log_redaction import (
+    from reasoning_replay.history.log_redaction import (
         ReplayRedactingFilter, ReplayRedactingJsonFormatter,
     )
 
@@ -45,7 +45,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from .redaction import MAX_REDACTION_DEPTH, NESTING_REPLACEMENT, redact_value
+from reasoning_replay.record.redaction import MAX_REDACTION_DEPTH, NESTING_REPLACEMENT, redact_value
+
 from .text_redaction import redact_text
 
 # Attributes every LogRecord has; anything else on a record came from ``extra=`` (or a filter).
