@@ -10,10 +10,16 @@ import importlib
 import os
 
 
+def pure_python() -> bool:
+    """Whether ``REASONING_REPLAY_PURE_PYTHON`` asks for the Python statement alone: no C
+    accelerator and no fast path (the reader then runs :mod:`.record.read`)."""
+    return os.environ.get("REASONING_REPLAY_PURE_PYTHON", "") not in ("", "0")
+
+
 def load_accelerator(module: str, function: str) -> object | None:
     """``function`` of the accelerator ``module`` of this package, or ``None`` where the
     environment turns the accelerators off or the module was not built."""
-    if os.environ.get("REASONING_REPLAY_PURE_PYTHON", "") not in ("", "0"):
+    if pure_python():
         return None  # the module is not even imported
     try:
         accelerator: object = getattr(importlib.import_module(f"{__package__}.{module}"), function)
