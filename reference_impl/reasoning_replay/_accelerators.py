@@ -1,7 +1,8 @@
 """The reader's optional C accelerators (SPEC E4, E6), unless ``REASONING_REPLAY_PURE_PYTHON=1``.
 
 The accelerators (``_canonical``, ``_strict``; built by ``hatch_build.py``) change no verdict, only
-the time one takes; without them the Python statement of the same reading runs.
+the time one takes; without them the fast paths of ``record._fast`` run in Python and msgspec.
+``REASONING_REPLAY_PURE_PYTHON=1`` also turns those off: the reader runs its statement alone.
 """
 
 from __future__ import annotations
