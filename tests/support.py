@@ -8,8 +8,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 from reasoning_replay import Code, ReasoningReplayItem
-from reasoning_replay.record.envelope import check_envelope_value
-from reasoning_replay.record.jsontext import TextRefused, _parse_strict_in_python
+from reasoning_replay.record.read import read_block
 
 # SPEC §15: the SDK output item whose canonical envelope is the 181-byte golden text.
 GOLDEN_SDK_ITEM: dict[str, Any] = {
@@ -24,14 +23,10 @@ GOLDEN_SDK_ITEM: dict[str, Any] = {
 
 
 def strict_verdict(text: str | bytes) -> tuple[Code | None, ReasoningReplayItem | None]:
-    """The verdict of the exhaustive path alone, in Python: the yardstick for every faster one."""
-    parsed = _parse_strict_in_python(text)
-    if isinstance(parsed, TextRefused):
-        return parsed.code, None
-    checked = check_envelope_value(parsed)
-    if isinstance(checked, Code):
-        return checked, None
-    return None, checked
+    """The verdict of the reader's statement (SPEC E6 in Python): the yardstick for every faster
+    path."""
+    result = read_block(text)
+    return result.code, result.item
 
 
 # Mostly invalid UTF-8: a stray continuation byte, a truncated sequence, an encoded surrogate, an

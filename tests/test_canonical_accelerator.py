@@ -1,12 +1,12 @@
 """The reader's C accelerator (``reasoning_replay._canonical``) reads exactly as its Python path.
 
-``reader._read_canonical`` is the statement of the canonical fast path in Python (SPEC C3 layout,
-SPEC E4 string rules); ``_canonical.read_canonical`` must accept exactly the same texts with the
+``_fast.canonical.read_canonical`` is the canonical fast path in Python (SPEC C3 layout, SPEC E4
+string rules); ``_canonical.read_canonical`` must accept exactly the same texts with the
 same fields, and return ``None`` for every other, for ``str`` and for bytes (which must also be
 valid UTF-8). Compared on texts the writer makes from arbitrary items, on those texts mutated,
 and on every ``read`` vector; then the whole reader, with and without it, on every ``read``
 vector, with the strict parser's accelerator (``_strict``, tests/test_strict_accelerator.py) on
-and off as well.
+and off as well, against the reader's statement (``record.read``).
 
 These tests skip only where the accelerators are not built, and one test fails then, unless
 ``REASONING_REPLAY_ALLOW_PURE_PYTHON=1`` says a pure-Python install is meant: a build that
@@ -29,7 +29,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from reasoning_replay import ReadResult, ReasoningReplayItem
-from reasoning_replay.record import jsontext, reader
+from reasoning_replay.record import reader
+from reasoning_replay.record._fast import canonical as canonical_path
+from reasoning_replay.record._fast import general
+from reasoning_replay.record.read import read_block
 from reasoning_replay.record.writer import canonical_json
 from reasoning_replay.suite.vectors import load_vector_dirs
 from support import CHARACTER_EDITS, bytes_changed, character_edit
@@ -56,7 +59,7 @@ Fields = tuple[str, tuple[str, ...], str, tuple[str, ...] | None]
 
 
 def python_fields(text: str) -> Fields | None:
-    item = reader._read_canonical(text)
+    item = canonical_path.read_canonical(text)
     if item is None:
         return None
     return item.id, item.summary, item.encrypted_content, item.content
@@ -250,14 +253,14 @@ def test_accelerators_are_built_in_the_standard_install(module: str) -> None:
         )
     if os.environ.get("REASONING_REPLAY_PURE_PYTHON", "") in ("", "0"):
         assert reader.ACCELERATED
-        assert jsontext.parse_strict_is_accelerated()
+        assert reader.parse_strict_is_accelerated()
 
 
 @needs_accelerator
 def test_the_environment_variable_turns_both_accelerators_off() -> None:
     check = (
-        "from reasoning_replay.record import jsontext, reader; "
-        "print(reader.ACCELERATED, jsontext.parse_strict_is_accelerated())"
+        "from reasoning_replay.record import reader; "
+        "print(reader.ACCELERATED, reader.parse_strict_is_accelerated())"
     )
 
     def accelerated_with(value: str | None) -> str:
@@ -474,23 +477,24 @@ def read_with(
     strict_accelerator: Callable[[str | bytes], Any] | None,
     text: str | bytes,
 ) -> ReadResult:
-    saved = reader._accelerator, jsontext._accelerator
-    reader._accelerator, jsontext._accelerator = accelerator, strict_accelerator
+    saved = canonical_path._accelerator, general._accelerator
+    canonical_path._accelerator, general._accelerator = accelerator, strict_accelerator
     try:
-        return reader.parse_reasoning_replay_envelope(text)
+        return general.read(text)
     finally:
-        reader._accelerator, jsontext._accelerator = saved
+        canonical_path._accelerator, general._accelerator = saved
 
 
 def verdicts_with_and_without(text: str | bytes) -> list[ReadResult]:
-    """The reader's verdicts with both accelerators, either, and neither."""
+    """The fast reader's verdicts with both accelerators, either, and neither; then the
+    statement's (SPEC E6 in Python)."""
     assert canonical is not None
     strict_parse = importlib.import_module("reasoning_replay._strict").parse
     return [
         read_with(accelerator, strict_accelerator, text)
         for accelerator in (canonical.read_canonical, None)
         for strict_accelerator in (strict_parse, None)
-    ]
+    ] + [read_block(text)]
 
 
 @needs_accelerator
@@ -500,7 +504,7 @@ def test_the_reader_gives_every_read_vector_one_verdict_with_or_without_them(
 ) -> None:
     for form in both_forms(text):
         with_both, *others = verdicts_with_and_without(form)
-        assert others == [with_both] * 3
+        assert others == [with_both] * 4
         assert with_both.item is None or type(with_both.item) is ReasoningReplayItem
 
 
@@ -510,4 +514,4 @@ def test_the_reader_gives_every_read_vector_one_verdict_with_or_without_them(
 def test_the_reader_gives_every_text_one_verdict_with_or_without_them(text: str) -> None:
     for form in both_forms(text):
         with_both, *others = verdicts_with_and_without(form)
-        assert others == [with_both] * 3
+        assert others == [with_both] * 4

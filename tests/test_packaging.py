@@ -29,7 +29,7 @@ CHECK = textwrap.dedent(
     import json, sys, sysconfig
     from pathlib import Path
     import reasoning_replay
-    from reasoning_replay.record import jsontext, reader
+    from reasoning_replay.record import reader
     from reasoning_replay.resources import data_root
     from reasoning_replay.schemas import ENVELOPE_SCHEMA_ID
 
@@ -53,7 +53,7 @@ CHECK = textwrap.dedent(
         "spec_present": Path(data_root(), "SPEC.md").is_file(),
         "resumable": reasoning_replay.parse_reasoning_replay_envelope(text).resumable,
         "valid": reasoning_replay.validator_for(ENVELOPE_SCHEMA_ID).is_valid(json.loads(text)),
-        "accelerated": reader.ACCELERATED and jsontext.parse_strict_is_accelerated(),
+        "accelerated": reader.ACCELERATED and reader.parse_strict_is_accelerated(),
         "accelerators": [
             str(Path(sys.modules[f"reasoning_replay.{name}"].__file__).resolve())
             for name in ("_canonical", "_strict") if f"reasoning_replay.{name}" in sys.modules

@@ -15,7 +15,8 @@ from typing import Any, Final
 
 import pytest
 from reasoning_replay.ordering.cache_state import ALLOWED_EFFORTS, CACHE_STATE_CHANNEL
-from reasoning_replay.record.jsontext import TextRefused, parse_strict
+from reasoning_replay.record.jsontext import TextRefused
+from reasoning_replay.record.reader import parse_strict
 from reasoning_replay.record.redaction import DIAGNOSTIC_VIEW_MEMBERS, is_sensitive_name
 from reasoning_replay.resources import data_path
 from reasoning_replay.schemas import (

@@ -1,6 +1,6 @@
 """The strict parser's C accelerator (``reasoning_replay._strict``) parses as its Python path.
 
-``jsontext._parse_strict_in_python`` is the statement of SPEC E6 steps 1–5 in Python;
+``jsontext.parse_strict_statement`` is the statement of SPEC E6 steps 1–5 in Python;
 ``_strict.parse`` must, for every text it decides, give the same value (the same types, ints and
 floats as Python's json makes them) or the same code, and must decide every text that is valid
 JSON apart from a duplicate member or its depth. Compared on JSON values written every way JSON
@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from reasoning_replay import Code
 from reasoning_replay.record import jsontext
+from reasoning_replay.record._fast import general
 from reasoning_replay.record.jsontext import MAX_DEPTH, TextRefused
 from reasoning_replay.suite.vectors import load_vector_dirs
 from support import CHARACTER_EDITS, bytes_changed, character_edit
@@ -71,7 +72,7 @@ def parse_in_c(text: str | bytes) -> tuple[str | None, object] | None:
 def assert_agree(text: str | bytes) -> object | TextRefused:
     """The accelerator decides ``text`` as the Python path does, or leaves it to it, and only
     a text that breaks the grammar or Unicode; returns the Python path's result."""
-    expected = jsontext._parse_strict_in_python(text)
+    expected = jsontext.parse_strict_statement(text)
     decided = parse_in_c(text)
     if decided is None:
         assert isinstance(expected, TextRefused), "a valid text was left undecided"
@@ -264,12 +265,12 @@ def test_it_takes_only_str_and_bytes() -> None:
 
 
 def test_parse_strict_uses_it_and_falls_back_to_python() -> None:
-    assert jsontext.parse_strict_is_accelerated()
-    assert jsontext.parse_strict('{"a":1,"a":2}') == TextRefused(Code.JSON_DUPLICATE_MEMBER)
-    assert jsontext.parse_strict('"\\ud800"') == TextRefused(Code.JSON_INVALID_UNICODE)
-    assert jsontext.parse_strict("[1] x") == TextRefused(Code.JSON_MALFORMED)
+    assert general.parse_strict_is_accelerated()
+    assert general.parse_strict('{"a":1,"a":2}') == TextRefused(Code.JSON_DUPLICATE_MEMBER)
+    assert general.parse_strict('"\\ud800"') == TextRefused(Code.JSON_INVALID_UNICODE)
+    assert general.parse_strict("[1] x") == TextRefused(Code.JSON_MALFORMED)
     too_long = " " * (jsontext.MAX_TEXT_BYTES + 1)
-    assert jsontext.parse_strict(too_long) == TextRefused(Code.LIMIT_EXCEEDED)
+    assert general.parse_strict(too_long) == TextRefused(Code.LIMIT_EXCEEDED)
 
 
 # --- the read vectors ----------------------------------------------------------------------------

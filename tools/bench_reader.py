@@ -76,12 +76,12 @@ from referencing import Registry
 
 try:
     from reasoning_replay import parse_reasoning_replay_envelope, schema_registry
-    from reasoning_replay.record import jsontext, reader
+    from reasoning_replay.record import reader
 except ImportError:  # not installed: use this checkout's reference_impl/
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "reference_impl"))
     sys.modules.pop("reasoning_replay", None)
     from reasoning_replay import parse_reasoning_replay_envelope, schema_registry
-    from reasoning_replay.record import jsontext, reader
+    from reasoning_replay.record import reader
 
 try:
     import jsonschema_rs
@@ -501,9 +501,9 @@ def run_benchmark(
         "reader: C accelerators "
         + (
             "in use (canonical path, strict parse)"
-            if reader.ACCELERATED and jsontext.parse_strict_is_accelerated()
+            if reader.ACCELERATED and reader.parse_strict_is_accelerated()
             else f"not all in use (canonical path: {reader.ACCELERATED}, "
-            f"strict parse: {jsontext.parse_strict_is_accelerated()})"
+            f"strict parse: {reader.parse_strict_is_accelerated()})"
         )
     ]
     rs_is_valid: Callable[[Any], bool] | None = None

@@ -13,13 +13,13 @@ the seed and *i*, and a run is reproducible; ``--seconds`` only says when to sto
 
 * **read**: block texts, as characters and as bytes, mutated from the ``read`` vectors, the
   envelopes the ``capture`` vectors write, generated envelopes and the files of ``--corpus``.
-  Every reader path must give one verdict (SPEC E6): the reader with both C accelerators, with
-  either, with neither (what ``REASONING_REPLAY_PURE_PYTHON=1`` runs), the statement
-  (``jsontext._parse_strict_in_python`` and ``envelope.check_envelope_value``), the text as
+  Every reader path must give one verdict (SPEC E6): the fast reader (``record._fast``) with both
+  C accelerators, with either, with neither (msgspec and Python), the statement
+  (``record.read.read_block``, what ``REASONING_REPLAY_PURE_PYTHON=1`` runs), the text as
   characters and as its UTF-8 bytes, and the JavaScript implementation through its adapter
   (conformance/PROTOCOL.md, persistent, many requests per batch). Each accelerator is also
-  compared with its Python statement directly (``_canonical`` with ``reader._read_canonical``,
-  ``_strict`` with ``_parse_strict_in_python``).
+  compared with its Python counterpart directly (``_canonical`` with
+  ``_fast.canonical.read_canonical``, ``_strict`` with ``jsontext.parse_strict_statement``).
 * **capture**: SDK output items mutated from the ``capture`` vectors. The reference and the
   JavaScript implementation must write the same envelope text or refuse with the same code, and
   every written text must read back resumable, with the item captured.
@@ -69,16 +69,18 @@ from reasoning_replay.history.export import ExportMode, export_history
 from reasoning_replay.history.history_files import HistoryFileProblem, parse_json_file
 from reasoning_replay.history.scan import scan_text
 from reasoning_replay.history.validation import validate_history
-from reasoning_replay.record import jsontext, reader
+from reasoning_replay.record import jsontext
+from reasoning_replay.record._fast import canonical as canonical_path
+from reasoning_replay.record._fast import general
 from reasoning_replay.record.capture import canonicalize_completed_reasoning_output_item
 from reasoning_replay.record.envelope import (
     DISPLAY_CHANNEL,
     REPLAY_CHANNEL,
     SCHEMA_NAME,
     ReasoningReplayItem,
-    check_envelope_value,
 )
 from reasoning_replay.record.jsontext import TextRefused
+from reasoning_replay.record.read import read_block
 from reasoning_replay.suite.jsontext import dumps_pretty
 from reasoning_replay.suite.vectors import Case, load_vector_dirs
 
@@ -109,17 +111,17 @@ def reject_verdict(code: Code | str) -> Verdict:
 
 
 def _read_with(canonical: bool, strict: bool) -> Callable[[str | bytes], Verdict]:
-    """The reader with the C accelerators of the canonical path and the strict parser on or off
-    (both off is what ``REASONING_REPLAY_PURE_PYTHON=1`` runs)."""
+    """The fast reader with the C accelerators of the canonical path and the strict parser on or
+    off (both off: msgspec and Python)."""
 
     def read(text: str | bytes) -> Verdict:
-        saved = reader._accelerator, jsontext._accelerator
-        reader._accelerator = saved[0] if canonical else None
-        jsontext._accelerator = saved[1] if strict else None
+        saved = canonical_path._accelerator, general._accelerator
+        canonical_path._accelerator = saved[0] if canonical else None
+        general._accelerator = saved[1] if strict else None
         try:
-            result = reader.parse_reasoning_replay_envelope(text)
+            result = general.read(text)
         finally:
-            reader._accelerator, jsontext._accelerator = saved
+            canonical_path._accelerator, general._accelerator = saved
         if result.item is not None:
             return item_verdict(result.item)
         assert result.code is not None
@@ -130,11 +132,11 @@ def _read_with(canonical: bool, strict: bool) -> Callable[[str | bytes], Verdict
 
 def statement_verdict(text: str | bytes) -> Verdict:
     """SPEC E6 read by its Python statement alone: the yardstick of every faster path."""
-    parsed = jsontext._parse_strict_in_python(text)
-    if isinstance(parsed, TextRefused):
-        return reject_verdict(parsed.code)
-    checked = check_envelope_value(parsed)
-    return reject_verdict(checked) if isinstance(checked, Code) else item_verdict(checked)
+    result = read_block(text)
+    if result.item is not None:
+        return item_verdict(result.item)
+    assert result.code is not None
+    return reject_verdict(result.code)
 
 
 ReaderPath = Callable[[str | bytes], Verdict]
@@ -143,8 +145,8 @@ ReaderPath = Callable[[str | bytes], Verdict]
 def reader_paths() -> dict[str, ReaderPath]:
     """Every in-process reader path that is built here, by name."""
     paths: dict[str, ReaderPath] = {"statement": statement_verdict}
-    canonical_built = reader._accelerator is not None
-    strict_built = jsontext._accelerator is not None
+    canonical_built = canonical_path._accelerator is not None
+    strict_built = general._accelerator is not None
     for canonical in (True, False):
         for strict in (True, False):
             if (canonical and not canonical_built) or (strict and not strict_built):
@@ -171,23 +173,21 @@ def accelerator_differences(text: str | bytes) -> dict[str, str]:
     """Where an accelerator and its Python statement disagree on ``text``: a signature and a
     message for each (empty: nowhere)."""
     problems: dict[str, str] = {}
-    canonical = reader._accelerator
+    canonical = canonical_path._accelerator
     if canonical is not None:
         chars: str | None = text if isinstance(text, str) else None
         if isinstance(text, bytes):
             with contextlib.suppress(UnicodeDecodeError):
                 chars = text.decode("utf-8")
         fields = canonical(text)
-        expected = None if chars is None else reader._read_canonical(chars)
+        expected = None if chars is None else canonical_path.read_canonical(chars)
         got = None if fields is None else ReasoningReplayItem(*fields)
         if got != expected:
-            problems["_canonical differs from reader._read_canonical"] = (
-                f"C {got!r}, Python {expected!r}"
-            )
-    strict = jsontext._accelerator
+            problems["_canonical differs from read_canonical"] = f"C {got!r}, Python {expected!r}"
+    strict = general._accelerator
     if strict is not None and not jsontext.text_length_exceeds_limit(text):
         decided = strict(text)
-        statement = jsontext._parse_strict_in_python(text)
+        statement = jsontext.parse_strict_statement(text)
         if decided is None:
             undecided = {Code.JSON_MALFORMED, Code.JSON_INVALID_UNICODE, Code.LIMIT_EXCEEDED}
             if not (isinstance(statement, TextRefused) and statement.code in undecided):
@@ -1181,7 +1181,7 @@ class Fuzzer:
 
     def report(self, elapsed: float) -> dict[str, Any]:
         paths = [f"{name}({form})" for name in self.targets.paths for form in ("str", "bytes")]
-        paths += ["_canonical vs reader._read_canonical", "_strict vs _parse_strict_in_python"]
+        paths += ["_canonical vs read_canonical", "_strict vs parse_strict_statement"]
         if self.js is not None:
             paths += ["js(str)", "js(bytes)", "capture: reference vs js"]
         paths += ["validate(str)", "validate(bytes)", "scan", "export resumable", "export redacted"]

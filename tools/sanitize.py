@@ -11,7 +11,7 @@ python tools/sanitize.py [--seconds 60] [--iterations N] [--seed 20261201] [--co
 2. Starts a child Python with ``libasan`` preloaded (an uninstrumented interpreter needs the
    runtime first) and ``PYTHONMALLOC=malloc`` (so that ASan sees every Python object's memory
    too), loads those builds under their own names and puts them in the reader's place
-   (``reader._accelerator``, ``jsontext._accelerator``).
+   (``record._fast.canonical._accelerator``, ``record._fast.general._accelerator``).
 3. Reads every ``read`` vector and ``--corpus`` file, as characters and as bytes, then runs
    ``tools/fuzz.py`` in-process (every kind of input, without the JavaScript adapter) for the
    budget, which compares the sanitized builds with the Python statement on every input.
@@ -110,13 +110,14 @@ def _load(path: Path, name: str) -> Any:
 def child(args: argparse.Namespace) -> int:
     sys.path.insert(0, str(REPO / "tools"))
     import fuzz  # noqa: PLC0415 - tools/ is on the path only now
-    from reasoning_replay.record import jsontext, reader  # noqa: PLC0415
+    from reasoning_replay.record._fast import canonical as canonical_path  # noqa: PLC0415
+    from reasoning_replay.record._fast import general  # noqa: PLC0415
 
     paths = [Path(p) for p in args.child]
     canonical, strict = (_load(path, name) for path, name in zip(paths, MODULES, strict=True))
-    assert canonical.__file__ != getattr(reader, "__file__", None)
-    reader._accelerator = canonical.read_canonical
-    jsontext._accelerator = strict.parse
+    assert canonical.__file__ != getattr(canonical_path, "__file__", None)
+    canonical_path._accelerator = canonical.read_canonical
+    general._accelerator = strict.parse
 
     started = time.monotonic()
     targets = fuzz.Targets()
@@ -137,10 +138,11 @@ def child(args: argparse.Namespace) -> int:
     reader_findings = [f for f in report["findings"] if f["check"] in ("read", "capture")]
     maps = Path("/proc/self/maps").read_text()
     sanitized = "libasan" in maps and all(
-        reader._accelerator is canonical.read_canonical and str(path) in maps for path in paths
+        canonical_path._accelerator is canonical.read_canonical and str(path) in maps
+        for path in paths
     )
     result = {
-        "sanitized": sanitized and jsontext._accelerator is strict.parse,
+        "sanitized": sanitized and general._accelerator is strict.parse,
         "seed_texts": len(seeds),
         "seed_findings": seed_findings,
         "executions": report["executions"] + len(seeds),

@@ -8,7 +8,7 @@ order of checks, another limit, a rule applied to the wrong messages, ...), appl
 replacing a function or constant of the reference, or by wrapping one operation of
 ``reasoning_replay.operations.dispatch``. The suite then runs against the mutated reference in
 the diagnostics profile (SPEC.md#profiles); a mutant is *killed* when a MUST vector fails. Every
-reading goes through the reader's statement path (``reader._read_strict``, pure Python): the
+reading goes through the reader's statement (``record.read.read_block``, pure Python): the
 accelerated fast paths change no verdict, and bypassing them makes each mutant reach every text.
 
 The tool prints, per SPEC rule, the mutants its MUST vectors kill, each with how many vectors
@@ -51,11 +51,14 @@ from reasoning_replay.record import (
     history,
     jsontext,
     provider_input,
+    read,
     reader,
     redaction,
     telemetry,
     writer,
 )
+from reasoning_replay.record._fast import canonical as canonical_path
+from reasoning_replay.record._fast import general
 from reasoning_replay.record.envelope import ReasoningReplayItem
 from reasoning_replay.suite.inprocess import InProcessImplementation
 from reasoning_replay.suite.outcomes import Outcome as CaseOutcome
@@ -120,16 +123,14 @@ class Patcher:
 
 
 def _statement_reader(text: str | bytes) -> reader.ReadResult:
-    """The reader's exhaustive path (SPEC E6 in order), for every text."""
-    if not isinstance(text, (str, bytes)):
-        return reader._REFUSED[Code.JSON_MALFORMED]
-    return reader._read_strict(text)
+    """The reader's statement (SPEC E6 in order), for every text."""
+    return read.read_block(text)
 
 
 def statement_paths(p: Patcher) -> None:
     """No accelerator, no fast path: each reading is the statement of SPEC E6."""
-    p.set(reader, "_accelerator", None)
-    p.set(jsontext, "_accelerator", None)
+    p.set(canonical_path, "_accelerator", None)
+    p.set(general, "_accelerator", None)
     p.everywhere(reader.parse_reasoning_replay_envelope, _statement_reader)
 
 
@@ -479,7 +480,7 @@ def m_type_before_unknown_member(p: Patcher) -> None:
 
 @mutant("E4", "duplicate members are allowed; the last one wins")
 def m_duplicates_last_wins(p: Patcher) -> None:
-    original = jsontext.parse_strict
+    original = jsontext.parse_strict_statement
 
     def mutated(text: str | bytes) -> object:
         parsed = original(text)
@@ -492,7 +493,7 @@ def m_duplicates_last_wins(p: Patcher) -> None:
 
 @mutant("E4", "duplicate members are allowed; the first one wins")
 def m_duplicates_first_wins(p: Patcher) -> None:
-    original = jsontext.parse_strict
+    original = jsontext.parse_strict_statement
 
     def first(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -511,7 +512,7 @@ def m_duplicates_first_wins(p: Patcher) -> None:
 
 @mutant("E4", "a byte-order mark before the text is skipped")
 def m_bom_skipped(p: Patcher) -> None:
-    original = jsontext.parse_strict
+    original = jsontext.parse_strict_statement
 
     def mutated(text: str | bytes) -> object:
         if isinstance(text, bytes) and text.startswith(b"\xef\xbb\xbf"):
@@ -535,7 +536,7 @@ def m_lone_surrogates_accepted(p: Patcher) -> None:
 
 @mutant("E4", "invalid UTF-8 is decoded with replacement characters")
 def m_invalid_utf8_replaced(p: Patcher) -> None:
-    original = jsontext.parse_strict
+    original = jsontext.parse_strict_statement
 
     def mutated(text: str | bytes) -> object:
         if isinstance(text, bytes):
@@ -547,13 +548,13 @@ def m_invalid_utf8_replaced(p: Patcher) -> None:
 
 @mutant("E6", "duplicate members are refused before lone surrogates")
 def m_duplicate_before_unicode(p: Patcher) -> None:
-    original = jsontext.parse_strict
+    original = jsontext.parse_strict_statement
 
     def mutated(text: str | bytes) -> object:
         parsed = original(text)
         if isinstance(parsed, jsontext.TextRefused) and parsed.code is Code.JSON_INVALID_UNICODE:
             chars = text.decode("utf-8", "surrogateescape") if isinstance(text, bytes) else text
-            if jsontext.has_duplicate_member(chars):
+            if general.has_duplicate_member(chars):
                 return jsontext.TextRefused(Code.JSON_DUPLICATE_MEMBER)
         return parsed
 
@@ -619,8 +620,8 @@ def m_deep_text_raises(p: Patcher) -> None:
 
 @mutant("S2", "a reader that validates with the schema alone accepts duplicate members")
 def m_schema_only_duplicates(p: Patcher) -> None:
-    p.set(jsontext, "has_duplicate_member", lambda chars: False)
-    original = jsontext.parse_strict
+    p.set(general, "has_duplicate_member", lambda chars: False)
+    original = jsontext.parse_strict_statement
 
     def mutated(text: str | bytes) -> object:
         parsed = original(text)
@@ -2186,7 +2187,7 @@ def m_model_override_ignored(p: Patcher) -> None:
 
 @mutant("E4", "whitespace around the text is malformed")
 def m_outer_whitespace_refused(p: Patcher) -> None:
-    original = jsontext.parse_strict
+    original = jsontext.parse_strict_statement
 
     def mutated(text: str | bytes) -> object:
         chars = text.decode("utf-8", "replace") if isinstance(text, bytes) else text

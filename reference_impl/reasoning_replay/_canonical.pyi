@@ -1,4 +1,4 @@
-# The C accelerator of reader._read_canonical (_canonical.c); absent where it was not built.
+# The C accelerator of record._fast.canonical.read_canonical (_canonical.c); absent if not built.
 
 def read_canonical(
     text: str | bytes, /

@@ -1,4 +1,4 @@
-# The C accelerator of jsontext.parse_strict (_strict.c); absent where it was not built.
+# The C accelerator of jsontext.parse_strict_statement (_strict.c); absent where it was not built.
 
 def parse(text: str | bytes, /) -> tuple[str | None, object] | None:
     """``(None, value)`` for a JSON text that passes SPEC E6 steps 1-5, ``(code, None)`` for one

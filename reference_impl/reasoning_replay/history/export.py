@@ -20,8 +20,8 @@ from typing import Any, Final
 
 from reasoning_replay.diagnostics import Code
 from reasoning_replay.record.envelope import DISPLAY_CHANNEL, REDACTED_SCHEMA_NAME, REPLAY_CHANNEL
-from reasoning_replay.record.jsontext import TextRefused, parse_strict
-from reasoning_replay.record.reader import parse_reasoning_replay_envelope
+from reasoning_replay.record.jsontext import TextRefused
+from reasoning_replay.record.reader import parse_reasoning_replay_envelope, parse_strict
 from reasoning_replay.record.redaction import (
     is_sensitive_name,
     redact_reasoning_replay_for_diagnostics,

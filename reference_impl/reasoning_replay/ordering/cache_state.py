@@ -9,7 +9,8 @@ from typing import Annotated, Any, Final
 import msgspec
 
 from reasoning_replay.diagnostics import Code
-from reasoning_replay.record.jsontext import MAX_TEXT_BYTES, TextRefused, parse_strict
+from reasoning_replay.record.jsontext import MAX_TEXT_BYTES, TextRefused
+from reasoning_replay.record.reader import parse_strict
 
 CACHE_STATE_CHANNEL: Final = "fast-agent-responses-cache-state"
 ALLOWED_EFFORTS: Final = ("low", "medium", "high", "xhigh", "max")  # update-capable models

@@ -87,10 +87,11 @@ def classify_unversioned(value: dict[str, Any]) -> Code:
 
 def check_item_value(item: object) -> ReasoningReplayItem | Code:
     """SPEC E6 steps 11–13: the value of an envelope's ``item`` member."""
-    if not isinstance(item, dict):
+    if not isinstance(item, dict):  # step 11
         return Code.ITEM_NOT_OBJECT
-    if not item.keys() <= ITEM_MEMBERS:
+    if not item.keys() <= ITEM_MEMBERS:  # step 12 (SPEC E2)
         return Code.ITEM_MEMBER_UNKNOWN
+    # Step 13, field by field in E6's order (SPEC E2, E3).
     if item.get("type") != "reasoning":
         return Code.ITEM_TYPE_INVALID
     item_id = item.get("id")
@@ -112,22 +113,22 @@ def check_item_value(item: object) -> ReasoningReplayItem | Code:
 
 def check_envelope_value(value: object) -> ReasoningReplayItem | Code:
     """SPEC E6 steps 6–13: the replay item of an envelope value, or the first code it earns."""
-    if not isinstance(value, dict):
+    if not isinstance(value, dict):  # step 6
         return Code.JSON_NOT_OBJECT
-    if "schema" not in value:
+    if "schema" not in value:  # step 7 (SPEC E5)
         return classify_unversioned(value)
-    if value["schema"] != SCHEMA_NAME:
+    if value["schema"] != SCHEMA_NAME:  # step 8 (SPEC E1)
         if value["schema"] == REDACTED_SCHEMA_NAME:  # SPEC H2: named, never resumable
             return Code.REDACTED_RECORD
         return Code.ENVELOPE_SCHEMA_UNKNOWN
-    if "version" not in value:
+    if "version" not in value:  # step 9 (SPEC E1)
         return Code.ENVELOPE_MEMBER_MISSING
     version = value["version"]
     if not is_json_number(version):
         return Code.ENVELOPE_VERSION_INVALID
     if version != SCHEMA_VERSION:  # compared as numbers: 1.0 is version 1 (SPEC E1)
         return Code.ENVELOPE_VERSION_UNSUPPORTED
-    if "item" not in value:
+    if "item" not in value:  # step 10 (SPEC E1)
         return Code.ENVELOPE_MEMBER_MISSING
     if value.keys() != ENVELOPE_MEMBERS:
         return Code.ENVELOPE_MEMBER_UNKNOWN

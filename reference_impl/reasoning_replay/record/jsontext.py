@@ -1,15 +1,9 @@
-"""Strict I-JSON text reading (SPEC §3, E4 and E6 steps 1–5): the rules a JSON Schema cannot see.
+"""SPEC E6 steps 1–5, the text rules (SPEC §3, E4, E4.1) a JSON Schema cannot see, in Python.
 
-:func:`parse_strict` is the statement: the value of a text, or the first of E6 steps 1–5 it
-fails. Where the optional C accelerator :mod:`reasoning_replay._strict` is built, it parses
-first, deciding those steps in one pass for every text that is valid JSON apart from a duplicate
-member or its depth, and leaves the rest (bad grammar, bad Unicode) to the Python path.
-
-Without the accelerator, the reader parses in C with msgspec, which refuses bad UTF-8,
-byte-order marks, ``NaN``/``Infinity``, trailing data and lone surrogates. What msgspec would hide
-is a duplicate member (it keeps the last one), so its value is trusted only with a proof that the
-text has none: :func:`is_canonical_text` here, the reader's length proof for envelopes, or,
-failing both, :func:`has_duplicate_member`; a text msgspec refuses goes to :func:`parse_strict`.
+:func:`parse_strict_statement` is the statement: the value of a text, or the first of E6 steps
+1–5 it fails. :mod:`.read` builds the reader's statement on it; the accelerated reading (the C
+parser :mod:`reasoning_replay._strict`, msgspec) lives apart, in :mod:`._fast`, and must give
+every text the verdict this module gives.
 """
 
 from __future__ import annotations
@@ -18,11 +12,8 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, cast
+from typing import Any, Final
 
-import msgspec
-
-from reasoning_replay._accelerators import load_accelerator
 from reasoning_replay.diagnostics import Code
 
 MAX_TEXT_BYTES: Final = 16 * 1024 * 1024  # SPEC E4.1
@@ -69,21 +60,6 @@ def nesting_depth_exceeds(text: str, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-# --- fast path ---------------------------------------------------------------------------------
-
-
-def is_canonical_text(value: object, data: bytes) -> bool:
-    """Whether ``data`` is byte for byte the compact serialization of ``value`` (SPEC C3).
-
-    Such a text has exactly one member per name, so nothing was hidden from the parser. msgspec
-    escapes exactly as SPEC C3 does (a test pins this).
-    """
-    try:
-        return msgspec.json.encode(value) == data
-    except (msgspec.EncodeError, RecursionError, OverflowError):
-        return False
-
-
 def value_depth_exceeds(value: object, limit: int = MAX_DEPTH) -> bool:
     """Whether more than ``limit`` arrays/objects nest in a parsed value (SPEC E4.1).
 
@@ -105,40 +81,6 @@ def value_depth_exceeds(value: object, limit: int = MAX_DEPTH) -> bool:
 def parse_json_int(digits: str) -> object:
     """An integer literal as Python's ``json`` should read it (its ``parse_int``): see above."""
     return int(digits) if len(digits) <= _MAX_INT_DIGITS else float(digits)
-
-
-class _DuplicateMember(Exception):
-    """Raised by :func:`_unique_members` at the first object that names a member twice."""
-
-
-def _unique_members(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    members = dict(pairs)
-    if len(members) != len(pairs):
-        raise _DuplicateMember
-    return members
-
-
-# Made once: json.loads with hooks would build a new decoder, and its scanner, on every call.
-_DUPLICATE_FINDER: Final = json.JSONDecoder(
-    object_pairs_hook=_unique_members, parse_int=parse_json_int
-)
-
-
-def has_duplicate_member(chars: str) -> bool | None:
-    """Whether an object in a JSON text names a member twice (SPEC E6 step 5), at any depth.
-
-    Only for a text msgspec accepts, so every other rule of steps 2–4 holds; the caller applies
-    the depth limit (step 1), which comes first. ``None`` if Python's json refuses it all the same
-    (it should not, unless it nests deeper than Python recurses), so that the caller can read it
-    the exhaustive way.
-    """
-    try:
-        _DUPLICATE_FINDER.decode(chars)
-    except _DuplicateMember:
-        return True
-    except (ValueError, RecursionError):
-        return None
-    return False
 
 
 # --- strict path -------------------------------------------------------------------------------
@@ -189,46 +131,14 @@ def _unreadable(chars: str) -> TextRefused:
     return TextRefused(Code.JSON_MALFORMED)  # a byte-order mark, bad grammar, NaN, trailing data
 
 
-# --- the accelerator ---------------------------------------------------------------------------
-# _strict.c parses as _parse_strict_in_python does (the same value, with ints and floats as
-# Python's json makes them) for the texts it decides; tests/test_strict_accelerator.py compares
-# the two text by text.
-
-_StrictParse = Callable[[str | bytes], tuple[str | None, object] | None]
-
-
-# Looked up at every call, so that tests can compare the two paths.
-_accelerator = cast("_StrictParse | None", load_accelerator("_strict", "parse"))
-_DECIDED_REFUSALS: Final = {
-    Code.LIMIT_EXCEEDED.value: TextRefused(Code.LIMIT_EXCEEDED),
-    Code.JSON_DUPLICATE_MEMBER.value: TextRefused(Code.JSON_DUPLICATE_MEMBER),
-}
-
-
-def parse_strict_is_accelerated() -> bool:
-    """Whether :func:`parse_strict` parses in C first (it changes no result)."""
-    return _accelerator is not None
-
-
-def parse_strict(text: str | bytes) -> object | TextRefused:
-    """The JSON value of ``text``, or the first text rule it breaks, in SPEC E6 order (1–5)."""
-    accelerator = _accelerator
-    if accelerator is not None and not text_length_exceeds_limit(text):
-        decided = accelerator(text)
-        if decided is not None:
-            code, value = decided
-            return value if code is None else _DECIDED_REFUSALS[code]
-    return _parse_strict_in_python(text)
-
-
-def _parse_strict_in_python(text: str | bytes) -> object | TextRefused:
-    """:func:`parse_strict` in Python: its statement, and its fallback.
+def parse_strict_statement(text: str | bytes) -> object | TextRefused:
+    """The JSON value of ``text``, or the first text rule it breaks, in SPEC E6 order (1–5).
 
     The text is parsed first, and the rules the parse cannot see are checked after it, on what it
     found: that costs one pass over the text where checking each rule on the text first would
     cost three. A text Python's json refuses is examined rule by rule (:func:`_unreadable`).
     """
-    if text_length_exceeds_limit(text):
+    if text_length_exceeds_limit(text):  # step 1, the length (SPEC E4.1)
         return TextRefused(Code.LIMIT_EXCEEDED)
     # Bad bytes become lone surrogates here, so one check serves both kinds of bad encoding.
     chars = text.decode("utf-8", "surrogateescape") if isinstance(text, bytes) else text
