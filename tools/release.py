@@ -327,7 +327,10 @@ def scratch_venv(scratch: Path, wheel: Path, *, deps_from_here: bool) -> Path:
         Path(purelib.strip(), "zz_release_dependencies.pth").write_text(
             "".join(f"{d}\n" for d in dependency_directories()), encoding="utf-8"
         )
-        run([*pip, "--no-deps", "--no-index", str(wheel)], scratch, env=env)
+        # --ignore-installed: those directories may hold this package too (a non-editable install,
+        # as in CI), which pip would take for the wheel and then install nothing, not even the
+        # `conformance` script
+        run([*pip, "--no-deps", "--no-index", "--ignore-installed", str(wheel)], scratch, env=env)
     else:
         run([*pip, str(wheel)], scratch, env=env)
     return venv
