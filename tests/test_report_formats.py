@@ -1,8 +1,8 @@
 """The report formats of ``validate`` (text, JSON lines, SARIF) and ``scan`` (text, JSON), byte
 for byte, over one fixed tree: tests/golden/report_formats.json holds what each printed when the
-formats moved out of the command line (issue 15). The registry's meanings, the runner version and
-the working directory are replaced by placeholders, so that a SPEC wording change does not
-break the pin, while every byte the formats add does."""
+formats moved out of the command line (issue 15). The registry's meanings, the runner version,
+the public URL and the working directory are replaced by placeholders, so that a SPEC wording
+change does not break the pin, while every byte the formats add does."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 from reasoning_replay.cli.main import main
 from reasoning_replay.history.report_formats import registry
 from reasoning_replay.suite import runner_version
+from reasoning_replay.versions import versions
 from support import envelope_text, history_of_blocks
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "report_formats.json"
@@ -55,6 +56,7 @@ def _placeholders(text: str) -> str:
     for code, (_, meaning) in registry().items():
         text = text.replace(meaning, f"<meaning of {code}>")
     text = text.replace(f'"version": "{runner_version()}"', '"version": "<runner version>"')
+    text = text.replace(f'"{versions().public_url}"', '"<public url>"')
     return text.replace("file://" + Path.cwd().as_posix() + "/", "file://<cwd>/")
 
 
