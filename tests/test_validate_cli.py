@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 from reasoning_replay.cli.main import main
-from reasoning_replay.cli.validate import PROGRESS_MIN_FILES, run_validate, tighten
-from reasoning_replay.cli.validate import TextWriter as TextReport
+from reasoning_replay.history.report_formats import TextWriter as TextReport
+from reasoning_replay.history.validate_run import PROGRESS_MIN_FILES, run_validate, tighten
 from support import envelope_text, history_of_blocks
 
 REPO = Path(__file__).resolve().parent.parent

@@ -1,8 +1,9 @@
 """Validation of stored history files (SPEC §10.2, H3 and H4): a file in, its findings out.
 
 :func:`validate_history` is a pure function of a file's contents, its name and its permission
-bits; reading files, walking directories and fixing modes belong to the command line
-(:mod:`reasoning_replay.cli.validate`). A broken file is a finding, never an exception (SPEC E4.2).
+bits; reading files, walking directories and fixing modes belong to a run
+(:mod:`reasoning_replay.history.validate_run`). A broken file is a finding, never an exception
+(SPEC E4.2).
 """
 
 from __future__ import annotations

@@ -1,0 +1,114 @@
+"""``conformance list``, ``check``, ``bundle`` and ``request``: the suite's cases, its lint, its
+bundle, one case's request line."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+from pathlib import Path
+from typing import Any, TextIO
+
+from reasoning_replay.resources import data_path
+from reasoning_replay.suite import protocol
+from reasoning_replay.suite.check import check_suite
+from reasoning_replay.suite.vectors import (
+    BUNDLE_NAME,
+    Case,
+    Suite,
+    bundle_text,
+    load_vector_dirs,
+    select,
+)
+
+from .options import (
+    EXIT_OK,
+    EXIT_UNEXPECTED,
+    UsageError,
+    add_selection_options,
+    add_vector_options,
+    selection_from_args,
+    suite_from_args,
+)
+
+
+def add_list_parser(sub: Any) -> None:
+    ls = sub.add_parser("list", help="list case ids with operation, level and tags")
+    add_vector_options(ls)
+    add_selection_options(ls)
+
+
+def add_check_parser(sub: Any) -> None:
+    check = sub.add_parser("check", help="lint the suite (schema, ids, SPEC.md, bundle)")
+    check.add_argument(
+        "--suite", type=Path, metavar="DIR", help="conformance directory (default: the bundled one)"
+    )
+    check.add_argument("--spec", type=Path, metavar="FILE", help="SPEC.md to check against")
+
+
+def add_bundle_parser(sub: Any) -> None:
+    bundle = sub.add_parser("bundle", help=f"(re)write conformance/{BUNDLE_NAME}")
+    bundle.add_argument(
+        "--suite", type=Path, metavar="DIR", help="conformance directory (default: the bundled one)"
+    )
+
+
+def add_request_parser(sub: Any) -> None:
+    request = sub.add_parser("request", help="print the run request line of one case")
+    add_vector_options(request)
+    request.add_argument("id", help="case id or alias")
+    request.add_argument("--seq", type=int, default=1)
+
+
+def cmd_list(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    suite = suite_from_args(args)
+    cases = select(suite.cases, selection_from_args(args))
+    for c in cases:
+        tags = ",".join(c.tags)
+        out.write(f"{c.id}\t{c.operation}\t{c.level}\t{c.spec}\t{tags}\n")
+    print(f"{len(cases)} of {len(suite.cases)} cases", file=err)
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    conformance_dir = args.suite or data_path("conformance")
+    spec = args.spec or (conformance_dir.parent / "SPEC.md" if args.suite else data_path("SPEC.md"))
+    problems, suite = check_suite(conformance_dir, spec)
+    for p in problems:
+        out.write(f"{p}\n")
+    if problems:
+        out.write(f"{len(problems)} problem(s) in {conformance_dir}\n")
+        return EXIT_UNEXPECTED
+    out.write(f"ok: {len(suite.cases)} cases, suite {suite.version}, sha256 {suite.sha256[:12]}\n")
+    return EXIT_OK
+
+
+def cmd_bundle(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    conformance_dir = args.suite or data_path("conformance")
+    suite = load_vector_dirs([conformance_dir / "vectors"])
+    if suite.problems:
+        listing = "\n".join(f"  {p}" for p in suite.problems[:30])
+        raise UsageError(f"not writing a bundle of an invalid suite:\n{listing}")
+    path = conformance_dir / BUNDLE_NAME
+    try:
+        path.write_text(bundle_text(suite), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc}") from exc
+    out.write(f"wrote {path}: {len(suite.cases)} cases, sha256 {suite.sha256}\n")
+    return EXIT_OK
+
+
+def _find(suite: Suite, name: str) -> Case:
+    case = suite.find(name)
+    if case is None:
+        close = difflib.get_close_matches(name, list(suite.index), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise UsageError(f"no case {name!r}{hint}")
+    return case
+
+
+def cmd_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    suite = suite_from_args(args)
+    case = _find(suite, args.id)
+    out.write(protocol.run_request_line(args.seq, case).decode("utf-8"))
+    out.flush()
+    return EXIT_OK

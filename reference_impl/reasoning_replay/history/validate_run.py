@@ -1,0 +1,464 @@
+"""One ``validate`` run over stored history files (SPEC §10.2, H1, H3 and H4): the walk, the jobs,
+the permission fixes and the totals; the report formats are in
+:mod:`reasoning_replay.history.report_formats`, the command line in
+:mod:`reasoning_replay.cli.validate`.
+
+Files are validated one at a time (or by a process pool with ``jobs``), in a deterministic
+order, and each report is written as soon as it and every report before it are ready, so memory
+holds one file's contents per worker. Directories are walked recursively for ``*.json``;
+``session.json`` is checked for permissions only (SPEC H1). The session directory of a file is
+its parent when that directory holds ``session.json`` or a ``history_*.json`` file; its mode is
+checked once, with the first of its files, and the provider of each of its history files is read
+from its ``session.json`` where that records one (SPEC H3, P4).
+
+Files are read without blocking and only when regular (a FIFO is ``history_unreadable``, never a
+hang); fixing permissions changes modes through descriptors opened without following links, and
+reports a permission finding on a link as not fixed, naming the link (SPEC H4).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import json
+import os
+import stat
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Protocol, TextIO
+
+from reasoning_replay.diagnostics import Code
+from reasoning_replay.history.persistence import tighten_mode
+from reasoning_replay.history.safe_files import display_path, open_regular
+from reasoning_replay.history.validation import (
+    SESSION_FILE_NAME,
+    BlockCounts,
+    FileReport,
+    Finding,
+    Severity,
+    is_session_file,
+    provider_of_file,
+    session_providers,
+    validate_history,
+)
+
+EXIT_OK: Final = 0
+EXIT_ERRORS: Final = 1
+PROGRESS_MIN_FILES: Final = 20  # a bar for a handful of files is noise
+_CHUNK_FILES: Final = 8  # a pool task: up to this many files ...
+_CHUNK_BYTES: Final = 8 * 1024 * 1024  # ... or about this many bytes
+PERMISSION_CODES: Final = frozenset((Code.FILE_MODE_TOO_OPEN, Code.DIRECTORY_MODE_TOO_OPEN))
+PERMISSION_POLICIES: Final = ("error", "warning", "ignore")
+SESSION_FILE_MAX_BYTES: Final = 16 * 1024 * 1024  # session.json is metadata: kilobytes
+
+
+# --- discovery -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One file to validate, with what the walk learned about it."""
+
+    path: str
+    size: int
+    directory: str | None = None  # the session directory checked with this file, if any
+    directory_mode: int | None = None
+    listing_error: str | None = None  # a directory that could not be listed
+    provider: str | None = None  # recorded in the session directory's session.json (SPEC P4)
+
+
+def _is_session_dir(names: Iterable[str]) -> bool:
+    return any(
+        n == SESSION_FILE_NAME or (n.startswith("history_") and n.endswith(".json")) for n in names
+    )
+
+
+class _Walk:
+    """Deterministic discovery: arguments in order, directory entries sorted by name, a
+    directory's files before its subdirectories; symbolic links to directories not followed."""
+
+    def __init__(self) -> None:
+        self._session: dict[str, bool] = {}
+        self._providers: dict[str, Mapping[str, str]] = {}
+        self._checked: set[str] = set()
+
+    def _target(self, path: str, size: int, parent: str, names: Iterable[str] | None) -> Target:
+        if parent not in self._session:
+            if names is None:
+                try:
+                    names = [child.name for child in Path(parent).iterdir()]
+                except OSError:
+                    names = ()
+            names = list(names)
+            self._session[parent] = _is_session_dir(names)
+            if SESSION_FILE_NAME in names:
+                self._providers[parent] = _read_session_providers(parent)
+        provider = provider_of_file(Path(path).name, self._providers.get(parent, {}))
+        if not self._session[parent] or parent in self._checked:
+            return Target(path, size, provider=provider)
+        self._checked.add(parent)
+        try:
+            mode: int | None = stat.S_IMODE(Path(parent).stat().st_mode)
+        except OSError:
+            mode = None
+        return Target(path, size, parent, mode, provider=provider)
+
+    def targets(self, paths: Sequence[str]) -> Iterator[Target]:
+        for path in paths:
+            if Path(path).is_dir():
+                yield from self._directory(path)
+            else:
+                try:
+                    size = Path(path).stat().st_size
+                except OSError:
+                    size = 0
+                yield self._target(path, size, str(Path(path).parent), None)
+
+    def _directory(self, root: str) -> Iterator[Target]:
+        stack = [root]
+        while stack:
+            directory = stack.pop()
+            try:
+                with os.scandir(directory) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError as error:
+                yield Target(directory, 0, listing_error=error.strerror or str(error))
+                continue
+            names = [e.name for e in entries]
+            subdirs = []
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        subdirs.append(entry.path)
+                    elif entry.name.endswith(".json"):
+                        # A FIFO, a device or a link to one is a target too: reading it is
+                        # refused without blocking and reported (history_unreadable).
+                        size = entry.stat(follow_symlinks=False).st_size
+                        yield self._target(entry.path, size, directory, names)
+                except OSError:
+                    yield Target(entry.path, 0)
+            stack.extend(reversed(subdirs))
+
+
+def _read_session_providers(directory: str) -> Mapping[str, str]:
+    """The providers a session directory's ``session.json`` records, by history file name; an
+    empty mapping when it cannot be read or says nothing usable (then ``--provider`` applies)."""
+    try:
+        with open_regular(Path(directory, SESSION_FILE_NAME)) as handle:
+            data = handle.read(SESSION_FILE_MAX_BYTES + 1)
+        if len(data) > SESSION_FILE_MAX_BYTES:
+            return {}
+        return session_providers(json.loads(data))
+    except (OSError, ValueError, RecursionError):
+        return {}
+
+
+# --- validation of one file (runs in workers) ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """A file's report with the path and mode it was made for."""
+
+    target: Target
+    report: FileReport
+    file_mode: int | None
+    provider: str | None = None  # the file's provider: issuer and target (SPEC P4, H3)
+
+
+def _unreadable(target: Target, detail: str) -> FileResult:
+    finding = Finding(Code.HISTORY_UNREADABLE, detail=detail)
+    return FileResult(target, FileReport((finding,), BlockCounts(), False, target.path), None)
+
+
+def validate_target(target: Target, provider: str) -> FileResult:
+    """Read one file and validate it; an I/O error is a ``history_unreadable`` finding."""
+    if target.listing_error is not None:
+        return _unreadable(target, f"cannot list directory: {target.listing_error}")
+    session_only = is_session_file(target.path)
+    try:
+        if session_only:
+            file_mode = stat.S_IMODE(Path(target.path).stat().st_mode)
+            data = b""
+        else:
+            # Without blocking, and only a regular file: a FIFO must not hang the run (H3).
+            with open_regular(target.path) as handle:
+                file_mode = stat.S_IMODE(os.fstat(handle.fileno()).st_mode)
+                data = handle.read()
+    except OSError as error:
+        return _unreadable(target, f"cannot read: {error.strerror or error}")
+    used = provider if target.provider is None else target.provider
+    report = validate_history(
+        data,
+        provider=used,
+        file_mode=file_mode,
+        directory_mode=target.directory_mode,
+        file_name=target.path,
+    )
+    return FileResult(target, report, file_mode, None if session_only else used)
+
+
+def _validate_chunk(chunk: Sequence[Target], provider: str) -> list[FileResult]:
+    return [validate_target(target, provider) for target in chunk]
+
+
+def _chunks(targets: Iterable[Target]) -> Iterator[list[Target]]:
+    chunk: list[Target] = []
+    size = 0
+    for target in targets:
+        chunk.append(target)
+        size += target.size
+        if len(chunk) >= _CHUNK_FILES or size >= _CHUNK_BYTES:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
+
+
+def validate_all(targets: Iterable[Target], provider: str, jobs: int) -> Iterator[FileResult]:
+    """Every target's result, in the order of ``targets``, whatever the number of workers.
+
+    With ``jobs > 1`` a process pool validates chunks of files; at most ``4 * jobs`` chunks are
+    in flight, so neither the pending files nor the finished reports pile up.
+    """
+    if jobs <= 1:
+        for target in targets:
+            yield validate_target(target, provider)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pending: deque[Future[list[FileResult]]] = deque()
+        for chunk in _chunks(targets):
+            pending.append(pool.submit(_validate_chunk, chunk, provider))
+            if len(pending) >= 4 * jobs:
+                yield from pending.popleft().result()
+        while pending:
+            yield from pending.popleft().result()
+
+
+# --- fixing permissions ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """A permission change ``--fix-permissions`` made (or could not make)."""
+
+    path: str
+    old: int
+    new: int
+    error: str | None = None
+
+
+def tighten(path: str, *, directory: bool = False) -> Fix | None:
+    """SPEC H4: remove group and other bits, never add one; ``None`` when nothing to remove.
+
+    Never through a symbolic link: a link is a :class:`Fix` whose error names it, and nothing
+    is changed, here or where it points (:func:`reasoning_replay.history.persistence.tighten_mode`).
+    """
+    try:
+        old = stat.S_IMODE(Path(path).lstat().st_mode)
+        new = tighten_mode(Path(path), directory=directory)
+    except OSError as error:
+        if error.errno == errno.ELOOP:  # SPEC H4: a fixer never changes a mode through a link
+            reason = f"{display_path(path)} is a symbolic link, not followed; nothing was changed"
+        else:
+            reason = error.strerror or str(error)
+        return Fix(path, 0, 0, reason)
+    return None if new is None else Fix(path, old, new)
+
+
+def permission_fixes(result: FileResult) -> dict[Code, Fix]:
+    fixes: dict[Code, Fix] = {}
+    codes = {f.code for f in result.report.findings}
+    if Code.FILE_MODE_TOO_OPEN in codes:
+        fix = tighten(result.target.path)
+        if fix is not None:
+            fixes[Code.FILE_MODE_TOO_OPEN] = fix
+    if Code.DIRECTORY_MODE_TOO_OPEN in codes and result.target.directory is not None:
+        fix = tighten(result.target.directory, directory=True)
+        if fix is not None:
+            fixes[Code.DIRECTORY_MODE_TOO_OPEN] = fix
+    return fixes
+
+
+def apply_permission_policy(result: FileResult, policy: str) -> FileResult:
+    """``--permissions``: keep permission findings as errors, lower them to warnings, or drop
+    them (SPEC H3); every other finding is unchanged."""
+    if policy == "error":
+        return result
+    findings: list[Finding] = []
+    for finding in result.report.findings:
+        if finding.code not in PERMISSION_CODES:
+            findings.append(finding)
+        elif policy == "warning":
+            findings.append(dataclasses.replace(finding, level=Severity.WARNING))
+    report = dataclasses.replace(result.report, findings=tuple(findings))
+    return dataclasses.replace(result, report=report)
+
+
+def located_findings(result: FileResult) -> list[tuple[str, Finding]]:
+    """Each finding with the path it is about (SPEC H3): the session directory for its mode,
+    the file otherwise."""
+    target = result.target
+    located: list[tuple[str, Finding]] = []
+    for finding in result.report.findings:
+        about_directory = finding.code is Code.DIRECTORY_MODE_TOO_OPEN
+        located.append(
+            (target.directory if about_directory and target.directory else target.path, finding)
+        )
+    return located
+
+
+def is_fixed(finding: Finding, fixes: dict[Code, Fix]) -> bool:
+    fix = fixes.get(finding.code)
+    return fix is not None and fix.error is None
+
+
+# --- totals ------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Totals:
+    files: int = 0
+    files_with_errors: int = 0
+    files_with_warnings: int = 0
+    files_with_notes: int = 0
+    clean_files: int = 0
+    replay_as_stored: int = 0
+    bytes: int = 0
+    blocks: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(("resumable", "legacy", "redacted", "malformed"), 0)
+    )
+    findings: dict[str, int] = field(default_factory=lambda: dict.fromkeys(Severity, 0))
+    fixed: int = 0
+    unfixed_errors: int = 0
+
+    def add(self, result: FileResult, fixes: dict[Code, Fix]) -> None:
+        report = result.report
+        self.files += 1
+        self.bytes += result.target.size
+        self.replay_as_stored += report.replays_as_stored
+        for name, count in report.counts.to_json().items():
+            self.blocks[name] += count
+        severities = set()
+        for _, finding in located_findings(result):
+            severities.add(finding.severity)
+            self.findings[finding.severity] += 1
+            if is_fixed(finding, fixes):
+                self.fixed += 1
+            elif finding.severity is Severity.ERROR:
+                self.unfixed_errors += 1
+        self.files_with_errors += Severity.ERROR in severities
+        self.files_with_warnings += Severity.WARNING in severities
+        self.files_with_notes += Severity.NOTE in severities
+        self.clean_files += not severities
+
+    @property
+    def exit_status(self) -> int:
+        return EXIT_ERRORS if self.unfixed_errors else EXIT_OK
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "summary",
+            "files": self.files,
+            "files_with_errors": self.files_with_errors,
+            "files_with_warnings": self.files_with_warnings,
+            "clean_files": self.clean_files,
+            "replay_as_stored": self.replay_as_stored,
+            "blocks": dict(self.blocks),
+            "findings": {str(k): v for k, v in self.findings.items()},
+            "fixed": self.fixed,
+            "exit_status": self.exit_status,
+        }
+
+
+# --- progress ----------------------------------------------------------------------------------
+
+
+class FileProgress:
+    """A one-line bar on stderr: files and megabytes done, redrawn at most ten times a second."""
+
+    _WIDTH: Final = 30
+
+    def __init__(self, stream: TextIO, files: int, size: int) -> None:
+        self._stream = stream
+        self._files = files
+        self._size = max(size, 1)
+        self._done = 0
+        self._bytes = 0
+        self._last = 0.0
+        self._drawn = False
+
+    def advance(self, result: FileResult) -> None:
+        self._done += 1
+        self._bytes += result.target.size
+        now = time.monotonic()
+        if self._done != self._files and now - self._last < 0.1 and self._drawn:
+            return
+        self._last = now
+        filled = self._WIDTH * self._bytes // self._size
+        bar = "#" * filled + "-" * (self._WIDTH - filled)
+        self._stream.write(
+            f"\r[{bar}] {self._done}/{self._files} files, "
+            f"{self._bytes / 1e6:.0f}/{self._size / 1e6:.0f} MB"
+        )
+        self._stream.flush()
+        self._drawn = True
+
+    def clear(self) -> None:
+        if self._drawn:
+            self._stream.write("\r" + " " * (self._WIDTH + 60) + "\r")
+            self._stream.flush()
+            self._drawn = False
+
+
+# --- the run -----------------------------------------------------------------------------------
+
+
+class Writer(Protocol):
+    """A report format (:mod:`reasoning_replay.history.report_formats`): each file's result as
+    it is ready, then the totals."""
+
+    def file(self, result: FileResult, fixes: dict[Code, Fix]) -> None: ...
+
+    def finish(self, totals: Totals) -> None: ...
+
+
+def run_validate(
+    paths: Sequence[str],
+    *,
+    writer: Writer,
+    provider: str = "openai",
+    jobs: int = 1,
+    fix_permissions: bool = False,
+    permissions: str = "error",
+    progress_stream: TextIO | None = None,
+    out_is_tty: bool = False,
+) -> Totals:
+    """Validate ``paths`` and write every result; the caller has checked that they exist."""
+    targets: Iterable[Target] = _Walk().targets(paths)
+    bar = None
+    if progress_stream is not None:
+        listed = list(targets)  # the bar needs the totals: paths only, never contents
+        targets = listed
+        if len(listed) >= PROGRESS_MIN_FILES:
+            bar = FileProgress(progress_stream, len(listed), sum(t.size for t in listed))
+    totals = Totals()
+    try:
+        for found in validate_all(targets, provider, jobs):
+            result = apply_permission_policy(found, permissions)
+            fixes = permission_fixes(result) if fix_permissions else {}
+            totals.add(result, fixes)
+            if bar is not None and out_is_tty:
+                bar.clear()  # the same terminal: the bar must not cut a report line
+            writer.file(result, fixes)
+            if bar is not None:
+                bar.advance(result)
+    finally:
+        if bar is not None:
+            bar.clear()
+    writer.finish(totals)
+    return totals
