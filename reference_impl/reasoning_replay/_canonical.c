@@ -1,7 +1,7 @@
 /*
  * _canonical: read an envelope text laid out exactly as SPEC §4 C3 writes it, fast.
  *
- * This is the optional accelerator of reader._read_canonical, which stays the readable statement
+ * This is the optional accelerator of record._fast.canonical.read_canonical, which stays the readable statement
  * of what it does and the fallback where this module is not built. It follows the canonical
  * layout (fixed member order, no whitespace, SPEC §4 C3) and decodes every string literal by the
  * JSON string grammar (RFC 8259 §7), refusing what SPEC §3 E4 refuses in a string: raw control
@@ -17,7 +17,7 @@
  * CPython's strict decoder, which refuses invalid UTF-8 and encoded surrogates (SPEC §3 E4).
  * String literals are read by _json_strings.h, which _strict.c shares.
  *
- * It accepts exactly the texts _read_canonical accepts, so that the two can be compared text by
+ * It accepts exactly the texts read_canonical accepts, so that the two can be compared text by
  * text (tests/test_canonical_accelerator.py). That includes two limits of the Python path on the
  * ciphertext, which it reads as an ASCII literal: a raw non-ASCII character or a \" escape in it
  * sends the text the general way (both are legal, and neither occurs in real ciphertexts).
@@ -96,7 +96,7 @@ enum { ANY_STRING = 0, CIPHERTEXT = 1 };
 /*
  * Checks the string literal whose opening quote is just before *at (scan_string), notes it in
  * `found`, and advances *at past its closing quote. A CIPHERTEXT literal is also refused if it
- * holds a raw non-ASCII character or a \" escape, as in _read_canonical (see the top of this
+ * holds a raw non-ASCII character or a \" escape, as in read_canonical (see the top of this
  * file); bytes are checked to be UTF-8 by the second pass, when they are decoded.
  */
 static Step
@@ -293,7 +293,7 @@ PyDoc_STRVAR(read_canonical_doc,
              "read_canonical(text, /)\n--\n\n"
              "The fields (id, summary, encrypted_content, content) of an envelope text laid out\n"
              "as SPEC §4 C3 writes it, or None for any other text. The same texts as\n"
-             "reader._read_canonical; bytes must be valid UTF-8 as well.");
+             "record._fast.canonical.read_canonical; bytes must be valid UTF-8 as well.");
 
 static PyMethodDef methods[] = {
     {"read_canonical", read_canonical, METH_O, read_canonical_doc},
@@ -303,7 +303,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
     .m_name = "reasoning_replay._canonical",
-    .m_doc = "The canonical envelope layout (SPEC §4 C3), read in C: reader._read_canonical's "
+    .m_doc = "The canonical envelope layout (SPEC §4 C3), read in C: record._fast.canonical.read_canonical's "
              "accelerator.",
     .m_size = 0,
     .m_methods = methods,

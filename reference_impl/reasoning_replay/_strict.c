@@ -1,11 +1,11 @@
 /*
- * _strict: parse a JSON text by the rules of SPEC §3 E4, in one pass: jsontext.parse_strict's
+ * _strict: parse a JSON text by the rules of SPEC §3 E4, in one pass: record.jsontext.parse_strict_statement's
  * accelerator.
  *
- * jsontext.parse_strict stays the statement of what this does and its fallback. This parses the
+ * record.jsontext.parse_strict_statement stays the statement of what this does and its fallback. This parses the
  * text by the RFC 8259 grammar into the value Python's json makes of it (dict, list, str, int,
  * float, bool, None; an integer literal of over 640 characters as the float it denotes, as
- * jsontext.parse_json_int does), and decides SPEC §3 E6 steps 1 to 5 on the way:
+ * record.jsontext.parse_json_int does), and decides SPEC §3 E6 steps 1 to 5 on the way:
  *
  * - an array or object opened at depth 33 (SPEC §3 E4.1) ends the parse with limit_exceeded:
  *   every text that begins as this one does up to there has that code, whatever follows, since
@@ -29,7 +29,7 @@
 
 /* Why a parse stopped before the end of the value. */
 typedef enum {
-    UNDECIDED, /* the text breaks a rule this parser leaves to jsontext.parse_strict */
+    UNDECIDED, /* the text breaks a rule this parser leaves to the statement (record.jsontext) */
     TOO_DEEP,  /* limit_exceeded (SPEC §3 E6 step 1) */
     ERROR,     /* a Python exception is set (memory) */
 } Stop;
@@ -345,7 +345,7 @@ PyDoc_STRVAR(parse_doc,
              "parse(text, /)\n--\n\n"
              "(None, value) for a JSON text that passes SPEC E6 steps 1-5, (code, None) for one\n"
              "that is decided to fail step 1 (limit_exceeded) or step 5 (json_duplicate_member),\n"
-             "and None for any other text, which jsontext.parse_strict reads the exhaustive way.");
+             "and None for any other text, which record.jsontext.parse_strict_statement reads the exhaustive way.");
 
 static PyMethodDef methods[] = {
     {"parse", parse, METH_O, parse_doc},
@@ -355,7 +355,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
     .m_name = "reasoning_replay._strict",
-    .m_doc = "A JSON text parsed by the rules of SPEC E4 in C: jsontext.parse_strict's "
+    .m_doc = "A JSON text parsed by the rules of SPEC E4 in C: record.jsontext.parse_strict_statement's "
              "accelerator.",
     .m_size = 0,
     .m_methods = methods,
