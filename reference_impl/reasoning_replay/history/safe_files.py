@@ -16,6 +16,8 @@ import errno
 import io
 import os
 import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -95,3 +97,37 @@ def display_path(path: Path | str) -> str:
     bytes on POSIX) are written as ``\\xNN`` escapes, everything else unchanged."""
     raw = os.fsencode(path)
     return raw.decode("utf-8", errors="backslashreplace")
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """One directory of a walk: its entries sorted by name, or why it could not be listed."""
+
+    directory: str
+    entries: tuple[os.DirEntry[str], ...] = ()
+    error: OSError | None = None
+
+
+def listings(root: str) -> Iterator[Listing]:
+    """Every directory under ``root`` (itself first), depth first in name order, each listed
+    once. A symbolic link to a directory is an entry, never descended into: no loop, nothing
+    outside the tree. A directory that cannot be listed is yielded with its error, so that a
+    caller reports it rather than skipping it (a leak scan fails closed, SPEC H8)."""
+    stack = [root]
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = tuple(sorted(listing, key=lambda entry: entry.name))
+        except OSError as error:
+            yield Listing(directory, error=error)
+            continue
+        yield Listing(directory, entries)
+        subdirectories = []
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    subdirectories.append(entry.path)
+            except OSError:
+                continue  # the caller meets the same error on this entry and reports it
+        stack.extend(reversed(subdirectories))

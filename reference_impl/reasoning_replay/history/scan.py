@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -49,7 +48,7 @@ from reasoning_replay.record.envelope import SCHEMA_NAME
 from reasoning_replay.record.telemetry import utf8_bytes
 
 from .jsonspans import JArray, JMember, JNode, JObject, JString, parse_at, parse_whole
-from .safe_files import NotARegularFileError, open_regular
+from .safe_files import NotARegularFileError, listings, open_regular
 
 MIN_CIPHERTEXT_CHARS: Final = 16  # SPEC H8
 SHA256_PREFIX_HEX: Final = 12  # SPEC H8
@@ -394,27 +393,18 @@ def entries_under(path: Path) -> Iterator[Path | FileScan]:
     if not path.is_dir():
         yield path
         return
-    stack = [path]
-    while stack:
-        directory = stack.pop()
-        try:
-            with os.scandir(directory) as listing:
-                entries = sorted(listing, key=lambda entry: entry.name)
-        except OSError as error:
-            yield FileScan(directory, error=f"cannot read directory: {error.strerror or error}")
+    for listing in listings(str(path)):
+        if listing.error is not None:
+            error = listing.error
+            reason = f"cannot read directory: {error.strerror or error}"
+            yield FileScan(Path(listing.directory), error=reason)
             continue
-        subdirectories: list[Path] = []
-        for entry in entries:
+        for entry in listing.entries:
             try:
-                is_directory = entry.is_dir(follow_symlinks=False)
+                if not entry.is_dir(follow_symlinks=False):
+                    yield Path(entry.path)
             except OSError as error:
                 yield FileScan(Path(entry.path), error=error.strerror or str(error))
-                continue
-            if is_directory:
-                subdirectories.append(Path(entry.path))
-            else:
-                yield Path(entry.path)
-        stack.extend(reversed(subdirectories))
 
 
 def scan_paths(paths: Iterable[Path]) -> Iterator[FileScan]:

@@ -33,7 +33,7 @@ from typing import Any, Final, Protocol, TextIO
 
 from reasoning_replay.diagnostics import Code
 from reasoning_replay.history.persistence import tighten_mode
-from reasoning_replay.history.safe_files import display_path, open_regular
+from reasoning_replay.history.safe_files import display_path, listings, open_regular
 from reasoning_replay.history.validation import (
     SESSION_FILE_NAME,
     BlockCounts,
@@ -119,29 +119,21 @@ class _Walk:
                 yield self._target(path, size, str(Path(path).parent), None)
 
     def _directory(self, root: str) -> Iterator[Target]:
-        stack = [root]
-        while stack:
-            directory = stack.pop()
-            try:
-                with os.scandir(directory) as it:
-                    entries = sorted(it, key=lambda e: e.name)
-            except OSError as error:
-                yield Target(directory, 0, listing_error=error.strerror or str(error))
+        for listing in listings(root):
+            if listing.error is not None:
+                error = listing.error
+                yield Target(listing.directory, 0, listing_error=error.strerror or str(error))
                 continue
-            names = [e.name for e in entries]
-            subdirs = []
-            for entry in entries:
+            names = [e.name for e in listing.entries]
+            for entry in listing.entries:
                 try:
-                    if entry.is_dir(follow_symlinks=False):
-                        subdirs.append(entry.path)
-                    elif entry.name.endswith(".json"):
+                    if not entry.is_dir(follow_symlinks=False) and entry.name.endswith(".json"):
                         # A FIFO, a device or a link to one is a target too: reading it is
                         # refused without blocking and reported (history_unreadable).
                         size = entry.stat(follow_symlinks=False).st_size
-                        yield self._target(entry.path, size, directory, names)
+                        yield self._target(entry.path, size, listing.directory, names)
                 except OSError:
                     yield Target(entry.path, 0)
-            stack.extend(reversed(subdirs))
 
 
 def _read_session_providers(directory: str) -> Mapping[str, str]:
