@@ -66,6 +66,7 @@ def test_severities_are_exactly_those_of_h3() -> None:
         Code.RAW_SDK_SNAPSHOT,
         Code.DEDUPE_EXACT_DUPLICATE,
         Code.BLOCK_NOT_TEXT,
+        Code.REPLAY_CHANNEL_MISPLACED,
         Code.DISPLAY_REPLAY_MISMATCH,
     }
     for code in Code:
@@ -125,16 +126,22 @@ def test_legacy_and_redacted_alone_are_not_errors() -> None:
     assert not report.has_error and not report.replays_as_stored
 
 
-def test_user_message_replay_channels_and_display_channel_are_not_read() -> None:
+def test_user_message_replay_blocks_are_misplaced_and_not_read() -> None:
+    """SPEC H3, P2: each block of a user message's replay channel is reported, never read, and
+    the file does not replay as stored; the display channel is never read either."""
     misplaced = {
         "role": "user",
         "content": [],
-        "channels": {REPLAY: [{"type": "text", "text": "{"}]},
+        "channels": {REPLAY: [{"type": "text", "text": "{"}, {"type": "image"}]},
     }
     shown = assistant(envelope())
     shown["channels"]["reasoning"] = [{"type": "text", "text": "{not json"}]
     report = validate_history(history(misplaced, shown))
-    assert report.findings == () and report.counts.resumable == 1
+    found = [(f.code.value, f.message_index, f.block_index) for f in report.findings]
+    assert found == [("replay_channel_misplaced", 0, 0), ("replay_channel_misplaced", 0, 1)]
+    assert [f.severity for f in report.findings] == [Severity.WARNING, Severity.WARNING]
+    assert report.counts.resumable == 1 and report.counts.total == 1
+    assert not report.has_error and not report.replays_as_stored
 
 
 # --- dedupe (D1-D4) ----------------------------------------------------------------------------
@@ -239,6 +246,11 @@ def test_cache_state_findings_sit_at_block_0_in_h3_order() -> None:
         (b'{"messages":[{"role":"user","content":[],"channels":[]}]}', "history_malformed"),
         (b'{"messages":[{"role":"user","content":[],"channels":{"a":{}}}]}', "history_malformed"),
         (b"[" * 100_000, "history_malformed"),
+        (b'{"messages":[],"messages":[{"role":"user","content":[]}]}', "history_malformed"),
+        (b'{"messages":[{"role":"user","role":"user","content":[]}]}', "history_malformed"),
+        (b'{"messages":[{"role":"user","content":[{"a":{"b":1,"b":1}}]}]}', "history_malformed"),
+        (b'{"messages":[{"role":"user","content":[],"x":{"n":NaN}}]}', "history_malformed"),
+        ('\ufeff{"messages":[]}', "history_malformed"),
     ],
 )
 def test_broken_files_are_one_file_level_finding(data: str | bytes, code: str) -> None:
@@ -257,7 +269,7 @@ def test_broken_files_are_one_file_level_finding(data: str | bytes, code: str) -
         b'{"messages":[],"saved_by":"x"}',
         b'{"messages":[{"role":"user","content":[],"x_meta":{"a":[NaN]}}]}'.replace(b"NaN", b"1"),
         b'{"messages":[{"role":"user","content":[],"tool_calls":null,"channels":null}]}',
-        b'{"messages":[],"messages":[{"role":"user","content":[]}]}',
+        b'{"messages":[{"role":"user","content":[],"tool_results":null,"provider":null}]}',
         b'{"messages":[{"role":"user","content":[{"type":"text","text":"\\ud800"}]}]}',
     ],
 )
