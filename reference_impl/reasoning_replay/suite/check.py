@@ -1,4 +1,5 @@
-"""``conformance check``: lint the suite against its schema, itself and SPEC.md (SPEC §13)."""
+"""``conformance check``: lint the suite against its schema, itself and SPEC.md (SPEC §13), and
+the readings register against all three."""
 
 from __future__ import annotations
 
@@ -9,6 +10,13 @@ from pathlib import Path
 from typing import Final
 
 from . import protocol
+from .readings import (
+    READINGS_DIR,
+    RegisterProblem,
+    adequacy_mutants,
+    check_readings,
+    load_register,
+)
 from .specdoc import SpecDoc, parse_spec
 from .vectors import BUNDLE_NAME, Case, Expect, Suite, bundle_text, load_vector_dirs
 
@@ -64,6 +72,7 @@ def check_suite(conformance_dir: Path, spec_path: Path) -> tuple[tuple[Problem, 
     if spec is not None:
         problems += check_against_spec(suite.cases, spec, spec_path.name)
         problems += check_outside_tests(spec, spec_path.parent, spec_path.name)
+        problems += check_register(conformance_dir / READINGS_DIR, spec, suite, spec_path.parent)
     problems += check_bundle(conformance_dir / BUNDLE_NAME, suite)
     return tuple(problems), suite
 
@@ -189,6 +198,21 @@ def _missing_test(root: Path, path: str, function: str) -> str | None:
     if re.search(rf"^[^\S\n]*(?:async[^\S\n]+)?def[^\S\n]+{function}\(", source, re.MULTILINE):
         return None
     return f"{path} has no function {function}"
+
+
+def check_register(directory: Path, spec: SpecDoc, suite: Suite, root: Path) -> list[Problem]:
+    """The readings register (:mod:`.readings`): its files against their schema, each entry's
+    rule against SPEC.md, its cases against the suite's MUST vectors, its mutant against
+    ``root/tools/suite_adequacy.py`` (``root``: SPEC.md's directory)."""
+    readings, problems = load_register(directory)
+    found = list(problems)
+    mutants = adequacy_mutants(root)
+    if isinstance(mutants, RegisterProblem):  # said once; no entry's mutant can be looked up
+        found.append(mutants)
+        mutants = None
+    rules = frozenset(rule.anchor for rule in spec.rules)
+    found += check_readings(readings, rules, suite, mutants)
+    return [Problem(p.kind, p.where, p.message) for p in found]
 
 
 def check_bundle(path: Path, suite: Suite) -> list[Problem]:

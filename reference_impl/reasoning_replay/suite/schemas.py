@@ -25,6 +25,7 @@ VECTOR_FILE = "vector-file.schema.json"
 VECTORS_BUNDLE = "vectors-bundle.schema.json"
 EXPECTATIONS = "expectations.schema.json"
 REPORT = "report.schema.json"
+READINGS = "readings.schema.json"
 START_REQUEST = "protocol/start-request.schema.json"
 START_RESPONSE = "protocol/start-response.schema.json"
 RUN_REQUEST = "protocol/run-request.schema.json"
@@ -36,6 +37,7 @@ ALL = (
     VECTORS_BUNDLE,
     EXPECTATIONS,
     REPORT,
+    READINGS,
     START_REQUEST,
     START_RESPONSE,
     RUN_REQUEST,
