@@ -23,7 +23,7 @@ from reasoning_replay.suite.vectors import bundle_text, load_vector_dirs
 
 REPO = Path(__file__).resolve().parents[1]
 
-ADEQUACY = '''
+ADEQUACY = """
 def mutant(rule, reading):
     return lambda apply: apply
 
@@ -43,7 +43,7 @@ def m_any_code(p):
 
 def m_not_registered(p):
     pass
-'''
+"""
 
 
 def entry(**changes: Any) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from reasoning_replay.history.history_files import (
     history_from_value,
     parse_history_file,
     parse_json_file,
+    parse_json_file_exhaustively,
     read_message_channels,
 )
 from reasoning_replay.history.validation import Finding, Severity, severity_of, validate_history
@@ -283,13 +284,38 @@ def test_a_lone_surrogate_escape_is_the_blocks_problem_not_the_files() -> None:
     assert codes(text) == [("json_invalid_unicode", 0, 0)]
 
 
-def test_fast_and_exhaustive_readings_agree() -> None:
-    """Files the fast reading refuses (an unknown member) get the same messages the slow way."""
+def test_unknown_members_are_ignored_and_the_messages_are_the_values() -> None:
     base = {"messages": [user(), assistant(envelope(), cache=record("gpt-5", None))]}
     extra = {**base, "unknown": 1}
-    fast, slow = parse_history_file(json.dumps(base)), parse_history_file(json.dumps(extra))
-    assert isinstance(fast, HistoryFile) and isinstance(slow, HistoryFile)
-    assert fast == slow == history_from_value(base)
+    plain, ignoring = parse_history_file(json.dumps(base)), parse_history_file(json.dumps(extra))
+    assert isinstance(plain, HistoryFile) and isinstance(ignoring, HistoryFile)
+    assert plain == ignoring == history_from_value(base)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        '{"messages":[]}',
+        '{"messages":[],"messages":[]}',
+        '{"messages":[{"role":"user","content":[{"a":1,"\\u0061":2}]}]}',
+        '{"messages":[{"role":"user","content":[{"type":"text","text":"\\ud800"}]}]}',
+        '\ufeff{"messages":[]}',
+        '{"messages":[],"x":NaN}',
+        '{"messages":[],"x":' + "[" * 600 + "]" * 600 + "}",
+        '{"messages":[],"x":' + '{"a":' * 600 + '{"b":1,"b":1}' + "}" * 601,
+        '{"messages":[]} x',
+    ],
+)
+def test_the_c_reading_of_a_file_is_the_exhaustive_one(data: str) -> None:
+    """SPEC H1: the C parser answers what the exhaustive reading answers, or leaves the file to
+    it (escaped lone surrogates, a byte-order mark, NaN, nesting past its depth, bad grammar)."""
+    exhaustive = parse_json_file_exhaustively(data)
+    for form in (data, data.encode("utf-8")):
+        found = parse_json_file(form)
+        if isinstance(exhaustive, HistoryFileProblem):
+            assert isinstance(found, HistoryFileProblem) and found.code is exhaustive.code
+        else:
+            assert found == exhaustive
 
 
 json_values = st.recursive(
@@ -320,7 +346,7 @@ messages = st.fixed_dictionaries(
 def test_both_readings_give_one_verdict(value: dict[str, Any]) -> None:
     text = json.dumps(value)
     fast_or_slow = parse_history_file(text)
-    slow = history_from_value(parse_json_file(text))
+    slow = history_from_value(parse_json_file_exhaustively(text))
     if isinstance(slow, HistoryFileProblem):
         assert isinstance(fast_or_slow, HistoryFileProblem) and fast_or_slow.code is slow.code
     else:

@@ -106,10 +106,12 @@ def parse_json_file(data: str | bytes) -> object | HistoryFileProblem:
                 return value
             if code == _DUPLICATE:
                 return _malformed(_TWICE)
-    return _parse_json_file_exhaustively(data)
+    return parse_json_file_exhaustively(data)
 
 
-def _parse_json_file_exhaustively(data: str | bytes) -> object | HistoryFileProblem:
+def parse_json_file_exhaustively(data: str | bytes) -> object | HistoryFileProblem:
+    """:func:`parse_json_file` without the C parser: the statement of SPEC H1's text rules, which
+    decides every file (the C parser may only answer what this answers)."""
     if isinstance(data, bytes):
         try:
             chars = data.decode("utf-8")
