@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 from reasoning_replay.cli.main import main
+from reasoning_replay.diagnostics import Code
 from reasoning_replay.history.report_formats import TextWriter as TextReport
 from reasoning_replay.history.validate_run import PROGRESS_MIN_FILES, run_validate, tighten
+from reasoning_replay.history.validation import Severity, severity_of
 from support import envelope_text, history_of_blocks
 
 REPO = Path(__file__).resolve().parent.parent
@@ -173,6 +175,39 @@ def test_the_schema_refuses_wrong_severities_and_codes() -> None:
     assert not validator.is_valid({**good, "code": "plan_model_invalid"})
     assert not validator.is_valid({k: v for k, v in good.items() if k != "block_index"})
     assert not validator.is_valid({**good, "fixed": True})
+
+
+@pytest.mark.parametrize("code", sorted(Code, key=lambda c: c.value))
+def test_the_schema_gives_each_code_the_severity_of_h3(code: Code) -> None:
+    """Every code a validator reports (SPEC H3) is allowed with its severity and no other; the
+    permission codes may also be lowered to warnings."""
+    validator = Draft202012Validator(FINDING_SCHEMA)
+    finding = {"type": "finding", "path": "p", "code": code.value, "message": "m"}
+    if code not in _FILE_LEVEL:
+        finding |= {"message_index": 1, "block_index": 0}
+    allowed = {s for s in Severity if validator.is_valid({**finding, "severity": s.value})}
+    reported = code not in _NEVER_FOUND_BY_A_VALIDATOR
+    expected = {severity_of(code)} if reported else set()
+    if code in (Code.FILE_MODE_TOO_OPEN, Code.DIRECTORY_MODE_TOO_OPEN):
+        expected.add(Severity.WARNING)
+    assert allowed == expected
+
+
+_FILE_LEVEL = frozenset(
+    (
+        Code.HISTORY_UNREADABLE,
+        Code.HISTORY_MALFORMED,
+        Code.FILE_MODE_TOO_OPEN,
+        Code.DIRECTORY_MODE_TOO_OPEN,
+    )
+)
+# Codes of other operations (capture, replay's issuer, scan, plan): no finding of validate.
+_NEVER_FOUND_BY_A_VALIDATOR = frozenset(
+    code
+    for code in Code
+    if code.value.startswith(("capture_", "plan_"))
+    or code in (Code.REPLAY_PROVIDER_MISMATCH, Code.REPLAY_MATERIAL_EXPOSED)
+)
 
 
 # --- sarif -------------------------------------------------------------------------------------
