@@ -2767,6 +2767,47 @@ def m_continuation_tail_diagnostics(p: Patcher) -> None:
     p.wrap("plan", wrapper)
 
 
+@mutant("C2", "an empty content array of the output item is kept in the envelope")
+def m_capture_keeps_empty_content(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        item = data.get("output_item")
+        if result.output is None or not (isinstance(item, Mapping) and item.get("content") == []):
+            return result
+        envelope_value = json.loads(result.output["envelope_text"])
+        envelope_value["item"]["content"] = []
+        text = json.dumps(envelope_value, separators=(",", ":"), ensure_ascii=False)
+        return OperationResult(output={**result.output, "envelope_text": text})
+
+    p.wrap("capture", wrapper)
+
+
+@mutant("T1", "only replayed items are counted, not a message's own reasoning items")
+def m_own_reasoning_not_counted(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        history_value = data.get("history")
+        messages = history_value.get("messages") if isinstance(history_value, Mapping) else None
+        if result.output is None or not isinstance(messages, list):
+            return result
+        own = [
+            item
+            for message in messages
+            if isinstance(message, Mapping)
+            for item in message.get("items", ())
+            if isinstance(item, Mapping) and item.get("type") == "reasoning"
+        ]
+        counters = result.output["counters"]
+        counted = telemetry.replay_telemetry(
+            [item for item in result.output["input"] if item not in own],
+            deduplicated_exact=counters["replay_deduplicated_exact_count"],
+            id_ciphertext_conflicts=counters["replay_id_ciphertext_conflict_count"],
+        )
+        return OperationResult(output={**result.output, "counters": counted.to_json()})
+
+    p.wrap("replay", wrapper)
+
+
 @mutant("U1", "ids are compared after U1's replacement: x\\ud800 and x\\ufffd are one id")
 def m_ids_compared_after_replacement(p: Patcher) -> None:
     def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
