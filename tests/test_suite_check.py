@@ -84,6 +84,19 @@ def test_bad_byte_member(tmp_path: Path) -> None:
     assert "byte_member" in checked(tmp_path, [*good_cases(), c])
 
 
+def test_an_expected_output_with_members_its_profile_row_does_not_list(tmp_path: Path) -> None:
+    # SPEC.md#profiles lists every member of a validate output; a new one must be placed there
+    listed = {"findings": [], "counts": {}, "replays_as_stored": True, "provider_mismatch": 0}
+    extra = case("x/validate-extra", operation="validate", expect={"output": {**listed, "n": 1}})
+    short = case("x/validate-short", operation="validate", expect={"output": {"findings": []}})
+    good = case("x/validate", operation="validate", expect={"output": listed})
+
+    assert checked(tmp_path, [*good_cases(), good, extra, short]) == [
+        "output_members",
+        "output_members",
+    ]
+
+
 def test_stale_and_missing_bundle(tmp_path: Path) -> None:
     conf = write_suite(tmp_path, {"x/a.yaml": good_cases()})
     (conf / "vectors.bundle.json").write_text(bundle_text(load_vector_dirs([conf / "vectors"])))

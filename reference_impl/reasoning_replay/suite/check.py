@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Final
 
 from . import protocol
+from .profiles import OUTPUT_MEMBERS
 from .specdoc import SpecDoc, parse_spec
 from .traceability import TRACEABILITY_NAME, Traceability, load_traceability
 from .vectors import BUNDLE_NAME, Case, Expect, Suite, bundle_text, load_vector_dirs
@@ -88,6 +89,17 @@ def lint_cases(cases: Iterable[Case]) -> list[Problem]:
             protocol.decode_byte_members(case.input)
         except protocol.ByteMemberError as exc:
             found.append(Problem("byte_member", where, str(exc)))
+        row = OUTPUT_MEMBERS.get(case.operation)
+        output = case.expect.output
+        if row is not None and output is not None and set(output) != row.members:
+            found.append(
+                Problem(
+                    "output_members",
+                    where,
+                    f"the expected output has the members {sorted(output)}, but SPEC.md#profiles "
+                    f"lists {sorted(row.members)} for {case.operation}",
+                )
+            )
     return found
 
 

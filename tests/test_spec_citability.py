@@ -1,0 +1,152 @@
+"""SPEC.md can be cited and read part by part: every anchor it ever had resolves, every reference
+it cites is defined with a URL, its tables say what the runner and the vectors do, and Part I
+needs no other part (issue 19)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+import pytest
+from reasoning_replay.resources import data_path
+from reasoning_replay.suite.profiles import OUTPUT_MEMBERS
+from reasoning_replay.suite.specdoc import parse_spec
+from reasoning_replay.suite.traceability import Traceability, load_traceability
+from reasoning_replay.suite.vectors import load_suite
+
+REPO: Final = Path(__file__).resolve().parents[1]
+SPEC: Final = (REPO / "SPEC.md").read_text(encoding="utf-8")
+ANCHORS: Final = frozenset(re.findall(r'<a id="([^"]+)"></a>', SPEC))
+
+# Every anchor SPEC.md had when issue 19 was filed: a `SPEC.md#X` link that resolved then
+# resolves for good (SPEC.md#citing). Anchors may be added, never removed or renamed.
+ANCHORS_OF_ISSUE_19: Final = (
+    "citing", "introduction", "U1", "part-record", "storage", "ST1", "ST2", "ST3", "envelope",
+    "E1", "E2", "E3", "E4", "E4-limits", "E4-total", "E5", "E6", "capture", "C1", "C2", "C3",
+    "C4", "provider-input", "P1", "P2", "P3", "P4", "P5", "dedupe", "D1", "D2", "D3", "D4", "D5",
+    "D6", "D7", "redaction", "R1", "R2", "R3", "telemetry", "T1", "T2", "part-ordering", "effort",
+    "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "F9", "F10", "K1", "K2", "K3", "K4", "plan",
+    "F11", "part-history", "F12", "histories", "H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8",
+    "part-common", "schemas", "S1", "S2", "S3", "codes", "conformance", "levels", "profiles",
+    "differences", "examples", "security", "privacy", "registry-policy", "versioning",
+    "references", "changelog",
+)  # fmt: skip
+
+
+def section(anchor: str, until: str) -> str:
+    """SPEC.md from the anchor ``anchor`` to the anchor ``until``."""
+    start = SPEC.index(f'<a id="{anchor}"></a>')
+    return SPEC[start : SPEC.index(f'<a id="{until}"></a>', start)]
+
+
+def table_rows(text: str) -> Iterator[list[str]]:
+    """The cells of each body row of the Markdown tables in ``text``."""
+    for line in text.splitlines():
+        if line.startswith("| ") and not line.startswith("| ---"):
+            yield [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def names(cell: str) -> frozenset[str]:
+    return frozenset(re.findall(r"`([^`]+)`", cell))
+
+
+def test_every_anchor_spec_ever_had_still_resolves() -> None:
+    assert [anchor for anchor in ANCHORS_OF_ISSUE_19 if anchor not in ANCHORS] == []
+
+
+def test_no_anchor_is_defined_twice() -> None:
+    defined = re.findall(r'<a id="([^"]+)"></a>', SPEC)
+
+    assert len(defined) == len(set(defined))
+
+
+# ---------------------------------------------------------------------------------------------
+# §13: the conformance classes and the verdict profile
+
+
+def test_the_verdict_profile_table_is_the_runners() -> None:
+    rows = {}
+    for operation, compared, left_out in table_rows(section("profiles", "differences")):
+        if operation.startswith("`"):
+            coded = "each without its `code`" in compared
+            rows[operation.strip("`")] = (
+                names(compared) - {"code"},
+                names(left_out) - {"code"},
+                coded,
+            )
+    runner = {
+        operation: (row.compared, row.left_out, row.coded_findings is not None)
+        for operation, row in OUTPUT_MEMBERS.items()
+    }
+
+    assert rows == runner
+
+
+def rule_ids() -> dict[str, str]:
+    """Each rule's id as its bold label writes it (``E4.1``, ``CL2``) → its anchor."""
+    return {
+        label: anchor
+        for anchor, label in re.findall(r'<a id="([^"]+)"></a>\*\*([A-Z]+[0-9.]*[0-9])[. ]', SPEC)
+    }
+
+
+def expand(rules: str) -> Iterator[str]:
+    """The rule anchors a cell of §13's table names: ``E1–E6`` is every rule from E1 to E6 with
+    its sub-rules (E4.1, whose anchor is E4-limits), ``E4.2`` one rule, anchor E4-total."""
+    ids = rule_ids()
+    for word in re.split(r",\s*", rules):
+        first, _, last = word.partition("–")
+        if not last:
+            yield ids[first]
+            continue
+        prefix = re.match(r"[A-Z]+", first)
+        assert prefix is not None, word
+        low, high = int(first[prefix.end() :]), int(last[prefix.end() :])
+        for label, anchor in ids.items():
+            number = re.fullmatch(rf"{prefix.group()}(\d+)(\.\d+)?", label)
+            if number is not None and low <= int(number.group(1)) <= high:
+                yield anchor
+
+
+def class_table() -> dict[str, frozenset[str]]:
+    """§13's table: each operation and the rules its vectors test."""
+    text = section("conformance", "levels")
+    return {
+        cells[0].strip("`"): frozenset(expand(cells[1]))
+        for cells in table_rows(text)
+        if cells[0].startswith("`")
+    }
+
+
+def test_every_rule_a_vector_tests_is_in_its_operations_class() -> None:
+    table = class_table()
+    suite = load_suite([data_path("conformance", "vectors")])
+    missing = sorted(
+        {(c.operation, c.spec) for c in suite.cases if c.spec not in table.get(c.operation, ())}
+    )
+
+    assert missing == []
+
+
+def test_every_must_rule_has_a_class_or_is_tested_outside_the_vectors() -> None:
+    classed = frozenset().union(*class_table().values())
+    traced = load_traceability(REPO / "conformance" / "traceability.yaml")
+    assert isinstance(traced, Traceability)
+    outside = traced.outside_only
+
+    unplaced = [r for r in parse_spec(SPEC).must_rules if r not in classed | outside]
+
+    assert unplaced == []
+    assert {"ST1", "ST2", "U1", "R3", "S2"} <= classed
+
+
+@pytest.mark.parametrize(
+    ("cell", "expected"),
+    [("E1–E6, P1", {"E1", "E2", "E3", "E4", "E4-limits", "E4-total", "E5", "E6", "P1"}),
+     ("D1–D2, ST1, E4.2", {"D1", "D2", "ST1", "E4-total"}),
+     ("CL1–CL2", {"levels", "profiles"})],
+)  # fmt: skip
+def test_a_class_cell_names_the_rules_of_its_ranges(cell: str, expected: set[str]) -> None:
+    assert set(expand(cell)) == expected
