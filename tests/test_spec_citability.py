@@ -150,3 +150,31 @@ def test_every_must_rule_has_a_class_or_is_tested_outside_the_vectors() -> None:
 )  # fmt: skip
 def test_a_class_cell_names_the_rules_of_its_ranges(cell: str, expected: set[str]) -> None:
     assert set(expand(cell)) == expected
+
+
+# ---------------------------------------------------------------------------------------------
+# Part I on its own
+
+
+_INFORMATIVE: Final = re.compile(r"\*Informative:?\*.*?(?:\n\n|\Z)", re.DOTALL)
+_OTHER_PARTS: Final = re.compile(r"\b(?:F\d+|K\d+|H\d+)\b|§(?:9|10)\b|Part I(?:I|II)\b")
+
+
+def normative(text: str) -> str:
+    """``text`` without its informative notes (each to the end of its paragraph)."""
+    return _INFORMATIVE.sub("\n\n", text)
+
+
+def test_part_i_cites_no_other_part_outside_its_informative_notes() -> None:
+    part_i = section("part-record", "part-ordering")
+    intro, rules = part_i.split('<a id="storage"></a>', 1)
+
+    assert _OTHER_PARTS.findall(normative(rules)) == []
+    assert "on no other part" in intro
+
+
+def test_a_pointer_in_an_informative_note_is_not_normative() -> None:
+    text = "A reader MUST read it (E6).\n\n*Informative:* a validator reports it (H3).\n\nMore."
+
+    assert _OTHER_PARTS.findall(normative(text)) == []
+    assert _OTHER_PARTS.findall(text) == ["H3"]
