@@ -178,3 +178,72 @@ def test_a_pointer_in_an_informative_note_is_not_normative() -> None:
 
     assert _OTHER_PARTS.findall(normative(text)) == []
     assert _OTHER_PARTS.findall(text) == ["H3"]
+
+
+# ---------------------------------------------------------------------------------------------
+# §20: references
+
+
+_FENCE: Final = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
+_CODE_SPAN: Final = re.compile(r"`[^`\n]*`")
+_LABEL: Final = re.compile(r"(?<![\[\w])\[([A-Z][A-Z0-9-]*[A-Z0-9])\](?![(\[])")
+_LINK_DEFINITION: Final = re.compile(r"^\[[^\]\n]+\]:.*$", re.MULTILINE)
+_ENTRY: Final = re.compile(
+    r"^- \[([A-Z][A-Z0-9-]*)\] (.*?)(?=^- |^\S|\Z)", re.MULTILINE | re.DOTALL
+)
+
+
+def cited_labels(text: str) -> list[str]:
+    """The citation labels ``[RFC8259]`` of ``text``, outside code (``[[], ["high"]]``)."""
+    prose = _LINK_DEFINITION.sub("", _CODE_SPAN.sub("", _FENCE.sub("", text)))
+    return _LABEL.findall(prose)
+
+
+def references() -> dict[str, str]:
+    """§20's entries: label → the entry's text."""
+    text = section("references", "changelog")
+    return {label: " ".join(entry.split()) for label, entry in _ENTRY.findall(text)}
+
+
+def test_every_cited_label_is_defined_and_every_defined_one_cited() -> None:
+    text = SPEC[: SPEC.index('<a id="references"></a>')] + SPEC[SPEC.index('<a id="changelog">') :]
+    cited = set(cited_labels(text))
+
+    assert sorted(cited - set(references())) == []  # cited, not defined
+    assert sorted(set(references()) - cited) == []  # defined, never cited
+
+
+def test_every_reference_has_one_url() -> None:
+    urls = {
+        label: re.findall(r"<(https://[^>\s]+)>", entry) for label, entry in references().items()
+    }
+
+    assert len(urls) >= 15
+    assert {label: len(found) for label, found in urls.items() if len(found) != 1} == {}
+
+
+def test_rfcs_are_cited_at_the_rfc_editor() -> None:
+    for label, entry in references().items():
+        number = re.fullmatch(r"RFC(\d+)", label)
+        if number is not None:
+            assert f"<https://www.rfc-editor.org/rfc/rfc{number.group(1)}>" in entry, label
+
+
+def test_a_rule_cites_a_reference_by_its_label() -> None:
+    # a bare "RFC 8259" where a rule relies on it is no citation: the label links §20
+    text = section("introduction", "references")
+
+    assert re.findall(r"(?<!\[)RFC \d{4}", _CODE_SPAN.sub("", text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("as [RFC8259] says, and [RFC7493] §2.2", ["RFC8259", "RFC7493"]),
+        ('code `[["A"]]` and a link [SPEC](#E1) and [[X]]', []),
+        ("```\n[RFC8259]\n```\nafter [FIPS180-4].", ["FIPS180-4"]),
+        ("[SPEC]: SPEC.md\nmodel of [RFC8126]:", ["RFC8126"]),
+    ],
+)
+def test_citation_labels_are_found_outside_code_and_links(text: str, expected: list[str]) -> None:
+    assert cited_labels(text) == expected
