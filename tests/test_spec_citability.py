@@ -56,6 +56,17 @@ def test_every_anchor_spec_ever_had_still_resolves() -> None:
     assert [anchor for anchor in ANCHORS_OF_ISSUE_19 if anchor not in ANCHORS] == []
 
 
+def test_how_to_read_names_every_rule_whose_anchor_is_not_its_id() -> None:
+    renamed = {label: anchor for label, anchor in rule_ids().items() if label != anchor}
+    note = section("reading", "citing")
+
+    assert renamed == {"E4.1": "E4-limits", "E4.2": "E4-total", "CL1": "levels", "CL2": "profiles"}
+    assert all(
+        f"{label} (`{anchor}`)" in " ".join(note.split()) for label, anchor in renamed.items()
+    )
+    assert "conformance/traceability.yaml" in note
+
+
 def test_no_anchor_is_defined_twice() -> None:
     defined = re.findall(r'<a id="([^"]+)"></a>', SPEC)
 
