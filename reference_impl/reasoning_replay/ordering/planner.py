@@ -13,6 +13,7 @@ from typing import Any, Final
 from reasoning_replay.diagnostics import Code, Diagnostic
 from reasoning_replay.record.history import HistoryMessage
 from reasoning_replay.record.provider_input import ReplayTarget, message_inputs, read_replay_blocks
+from reasoning_replay.record.providers import REGISTRY_ONLY, ProviderNames
 
 from .cache_state import CACHE_STATE_CHANNEL, CacheStateRecord, effort_allowed, read_cache_state
 from .overrides import check_overrides, desired_effort, is_update_capable, requested_model
@@ -21,7 +22,7 @@ DEFAULT_UPDATE_CAPABLE: Final = frozenset(("gpt-6-astra",))  # SPEC §9.1
 STAGED_MEDIA_CHANNEL: Final = "fast-agent-tool-media-message"
 TOOL_OUTPUT_TYPES: Final = frozenset(("function_call_output", "custom_tool_call_output"))
 COMPACTION_TYPES: Final = frozenset(("compaction", "compaction_trigger"))
-GOVERNED_PROVIDERS: Final = frozenset(("openai", "codex"))  # SPEC F12
+GOVERNED_PROVIDERS: Final = frozenset(("openai", "codex"))  # SPEC F12: issuers (P4)
 REPLAY_INCLUDE: Final = "reasoning.encrypted_content"  # SPEC P5
 
 
@@ -48,6 +49,7 @@ class PlanSettings:
     endpoint: Endpoint = Endpoint.RESPONSES
     target_provider: str = "openai"
     update_capable: Collection[str] = DEFAULT_UPDATE_CAPABLE
+    provider_names: ProviderNames = REGISTRY_ONLY  # SPEC P4: the caller's names extend §18.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,8 +203,10 @@ def _without_updates(items: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]
 def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> Plan | Code:
     """SPEC F1–F12, K1–K4, P5: the plan of the next request, or the F8 code that rejects it."""
     metadata = settings.metadata
-    # SPEC F12: for a target §9 does not govern, no model is update-capable and no record is read.
-    governed = settings.target_provider in GOVERNED_PROVIDERS
+    target = ReplayTarget(settings.target_provider, provider_names=settings.provider_names)
+    # SPEC F12: decided on the target's issuer (P4); for a target §9 does not govern, no model
+    # is update-capable and no record is read.
+    governed = target.issuer in GOVERNED_PROVIDERS
     registry = settings.update_capable if governed else frozenset()
     rejected = check_overrides(
         settings.model, settings.desired_effort, settings.instance_key, metadata, registry
@@ -219,7 +223,6 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
     latest = records[max(records)].key if records else None
     key = explicit_key if isinstance(explicit_key, str) else latest or settings.instance_key
 
-    target = ReplayTarget(settings.target_provider)
     replay = read_replay_blocks(messages, target)
     # SPEC F2: stored updates are never sent; every update is derived from the records.
     by_message = (_without_updates(items) for items in message_inputs(messages, target, replay))

@@ -7,6 +7,7 @@
 import { isJsonObject } from './jsontext.js';
 import { ReplayError } from './codes.js';
 import { buildSegments } from './replay.js';
+import { issuerOf } from './providers.js';
 import {
   readCacheState, isAllowedEffort, DEFAULT_UPDATE_CAPABLE_MODELS, VALID, MALFORMED,
 } from './cachestate.js';
@@ -20,7 +21,7 @@ export const ENDPOINTS = Object.freeze(['responses', 'compact']);
 const INSTANCE_KEY = /^[0-9a-f]{32}$/;
 const TOOL_RESULT_TYPES = new Set(['function_call_output', 'custom_tool_call_output']);
 const COMPACTION_TYPES = new Set(['compaction', 'compaction_trigger']);
-const GOVERNED_PROVIDERS = ['openai', 'codex']; // F12
+const GOVERNED_PROVIDERS = ['openai', 'codex']; // F12: issuers (P4)
 const REPLAY_INCLUDE = 'reasoning.encrypted_content'; // P5
 
 /** F2: the one item shape the plan inserts. */
@@ -148,6 +149,7 @@ function checkRequest(p, registry) {
  * @param {'responses'|'compact'} [p.endpoint='responses']
  * @param {string} [p.target_provider='openai']
  * @param {string[]} [p.update_capable_models=['gpt-6-astra']]
+ * @param {Record<string, string>} [p.provider_names] the caller's names → issuers (P4)
  * @returns {{request: object, record: {model: string, key: string, effort: string|null}, diagnostics: object[]}}
  * @throws {ReplayError} one code of the F8 table
  */
@@ -159,8 +161,9 @@ export function plan(p) {
   if (!TRANSPORTS.includes(transport)) throw new TypeError(`unknown transport ${String(transport)}`);
   if (!ENDPOINTS.includes(endpoint)) throw new TypeError(`unknown endpoint ${String(endpoint)}`);
   const targetProvider = p.target_provider ?? 'openai';
-  // F12: for a target §9 does not govern, no model is update-capable and no record is read.
-  const governed = GOVERNED_PROVIDERS.includes(targetProvider);
+  // F12, decided on the target's issuer (P4): for a target §9 does not govern, no model is
+  // update-capable and no record is read.
+  const governed = GOVERNED_PROVIDERS.includes(issuerOf(targetProvider, p.provider_names));
   const registry = new Set(governed ? (p.update_capable_models ?? DEFAULT_UPDATE_CAPABLE_MODELS) : []);
 
   const { model, updateCapable, reasoning, desired } = checkRequest({ ...p, metadata }, registry);
@@ -191,7 +194,7 @@ export function plan(p) {
   const key = governed && given(metadata, 'prompt_cache_key') ? metadata.prompt_cache_key : (lastValid ? lastValid.key : p.instance_key);
 
   // P2: replay items and own items per message, diagnostics in block order.
-  const built = buildSegments(p.history, { provider: targetProvider, transport });
+  const built = buildSegments(p.history, { provider: targetProvider, transport }, { provider_names: p.provider_names });
   const replayDiagnostics = built.diagnostics;
   // F2: a configuration update stored among a message's own items is never sent; every update
   // of a plan is derived from the records.
