@@ -117,6 +117,16 @@ def _provider_names(data: Mapping[str, Any]) -> ProviderNames:
         raise OperationInputError(str(error)) from None
 
 
+def _reasoning_model(data: Mapping[str, Any]) -> bool:
+    """SPEC P5, F11: whether the requested model returns reasoning (default true)."""
+    value = data.get("reasoning_model")
+    if value is None:
+        return True
+    if not isinstance(value, bool):
+        raise OperationInputError("input.reasoning_model must be a boolean")
+    return value
+
+
 def _replay(data: Mapping[str, Any]) -> OperationResult:
     try:
         messages = history_from_json(data.get("history"))
@@ -183,6 +193,7 @@ def _plan(data: Mapping[str, Any]) -> OperationResult:
             target_provider=data.get("target_provider", "openai"),
             update_capable=frozenset(data.get("update_capable_models", DEFAULT_UPDATE_CAPABLE)),
             provider_names=_provider_names(data),
+            reasoning_model=_reasoning_model(data),
         )
     except (HistoryShapeError, ValueError, TypeError) as error:
         raise OperationInputError(f"plan input: {error}") from None

@@ -50,6 +50,7 @@ class PlanSettings:
     target_provider: str = "openai"
     update_capable: Collection[str] = DEFAULT_UPDATE_CAPABLE
     provider_names: ProviderNames = REGISTRY_ONLY  # SPEC P4: the caller's names extend §18.2
+    reasoning_model: bool = True  # SPEC P5: False when the caller declares no reasoning returned
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +193,23 @@ def _insert_updates(
     return planned, effective if effective is not None else remembered
 
 
+def _state_fields(compact: bool, reasoning_model: bool) -> dict[str, Any]:
+    """SPEC P5: the responses endpoint gets ``store: false`` and asks for the ciphertext a later
+    request replays, unless the model returns no reasoning (some refuse the entry); the compact
+    endpoint takes neither parameter."""
+    if compact:
+        return {}
+    if not reasoning_model:
+        return {"store": False}
+    return {"store": False, "include": [REPLAY_INCLUDE]}
+
+
+def _instance_key(settings: PlanSettings) -> str:
+    """SPEC K1: the instance key, where F8 has checked it (it can be the key sent)."""
+    assert isinstance(settings.instance_key, str)
+    return settings.instance_key
+
+
 def _without_updates(items: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
     """``items`` without configuration updates; the same object when it has none (no copy)."""
     for item in items:
@@ -209,19 +227,25 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
     governed = target.issuer in GOVERNED_PROVIDERS
     registry = settings.update_capable if governed else frozenset()
     rejected = check_overrides(
-        settings.model, settings.desired_effort, settings.instance_key, metadata, registry
+        settings.model,
+        settings.desired_effort,
+        settings.instance_key,
+        metadata,
+        registry,
+        governed=governed,
     )
     if rejected is not None:
         return rejected
     model = requested_model(settings.model, metadata)
-    assert isinstance(model, str) and isinstance(settings.instance_key, str)
+    assert isinstance(model, str)
     capable = is_update_capable(model, registry)
     desired = desired_effort(settings.desired_effort, metadata)
     records, record_diagnostics = _records(messages, model, capable) if governed else ({}, [])
 
     explicit_key = metadata.get("prompt_cache_key") if governed else None
     latest = records[max(records)].key if records else None
-    key = explicit_key if isinstance(explicit_key, str) else latest or settings.instance_key
+    # SPEC K2; F8 checked the instance key wherever it can be the key sent.
+    key = explicit_key if isinstance(explicit_key, str) else latest or _instance_key(settings)
 
     replay = read_replay_blocks(messages, target)
     # SPEC F2: stored updates are never sent; every update is derived from the records.
@@ -247,13 +271,12 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
         for items in by_message:
             planned.append(items)
 
-    # SPEC P5: every request asks for the state a later request replays.
-    request: dict[str, Any] = {"model": model, "store": False, "include": [REPLAY_INCLUDE]}
+    compact = settings.endpoint is Endpoint.COMPACT
+    request: dict[str, Any] = {"model": model, **_state_fields(compact, settings.reasoning_model)}
     if reasoning is not None:
         request["reasoning"] = reasoning
     request["prompt_cache_key"] = key
     # SPEC F8: the standalone compact endpoint always receives a full replay.
-    compact = settings.endpoint is Endpoint.COMPACT
     transport = PlanTransport.SSE if compact else settings.transport
     request.update(_input_for_transport(messages, planned, transport))
     if compact and any(item.get("type") == "configuration_update" for item in request["input"]):

@@ -72,10 +72,13 @@ const OPERATIONS = {
     if (registry !== undefined && !(Array.isArray(registry) && registry.every((m) => typeof m === 'string'))) {
       throw new ProtocolError('plan: update_capable_models must be an array of strings');
     }
+    if (input.reasoning_model !== undefined && input.reasoning_model !== null && typeof input.reasoning_model !== 'boolean') {
+      throw new ProtocolError('plan: reasoning_model must be a boolean');
+    }
     for (const [name, allowed] of [['transport', ['sse', 'websocket', 'websocket_continuation']], ['endpoint', ['responses', 'compact']]]) {
       if (input[name] !== undefined && !allowed.includes(input[name])) throw new ProtocolError(`plan: unknown ${name}`);
     }
-    return { output: plan({ ...input, provider_names: providerNames(input.provider_names) }) };
+    return { output: plan({ ...input, provider_names: providerNames(input.provider_names), reasoning_model: input.reasoning_model ?? true }) };
   },
   export(input) {
     if (!Object.hasOwn(input, 'history')) throw new ProtocolError('export needs input.history');

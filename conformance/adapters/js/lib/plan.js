@@ -83,7 +83,7 @@ const LOOK_KEEP = 1; // another genuine turn, or an assistant without a valid re
  * Check F8 rows 1–10 (row 11, compact with updates, needs the planned input). Returns the facts
  * later steps need.
  */
-function checkRequest(p, registry) {
+function checkRequest(p, registry, governed) {
   const meta = p.metadata;
   // Row 1: the requested model.
   const model = given(meta, 'model') ? meta.model : p.model;
@@ -94,7 +94,12 @@ function checkRequest(p, registry) {
   if (given(meta, 'prompt_cache_key') && (typeof meta.prompt_cache_key !== 'string' || meta.prompt_cache_key === '')) {
     reject('plan_cache_key_invalid');
   }
-  if (typeof p.instance_key !== 'string' || !INSTANCE_KEY.test(p.instance_key)) reject('plan_cache_key_invalid');
+  // The instance key only where it can be the key sent: for a governed target when no explicit
+  // key replaces it (K2), for any other target always (F12 sends it whatever metadata holds).
+  const keyCanBeSent = !governed || !given(meta, 'prompt_cache_key');
+  if (keyCanBeSent && (typeof p.instance_key !== 'string' || !INSTANCE_KEY.test(p.instance_key))) {
+    reject('plan_cache_key_invalid');
+  }
   // Row 3: extra_body.
   const extra = given(meta, 'extra_body') ? meta.extra_body : undefined;
   if (extra !== undefined && !isJsonObject(extra)) reject('plan_extra_body_invalid');
@@ -150,6 +155,7 @@ function checkRequest(p, registry) {
  * @param {string} [p.target_provider='openai']
  * @param {string[]} [p.update_capable_models=['gpt-6-astra']]
  * @param {Record<string, string>} [p.provider_names] the caller's names → issuers (P4)
+ * @param {boolean} [p.reasoning_model=true] false: the model returns no reasoning (P5)
  * @returns {{request: object, record: {model: string, key: string, effort: string|null}, diagnostics: object[]}}
  * @throws {ReplayError} one code of the F8 table
  */
@@ -166,7 +172,7 @@ export function plan(p) {
   const governed = GOVERNED_PROVIDERS.includes(issuerOf(targetProvider, p.provider_names));
   const registry = new Set(governed ? (p.update_capable_models ?? DEFAULT_UPDATE_CAPABLE_MODELS) : []);
 
-  const { model, updateCapable, reasoning, desired } = checkRequest({ ...p, metadata }, registry);
+  const { model, updateCapable, reasoning, desired } = checkRequest({ ...p, metadata }, registry, governed);
 
   const messages = Array.isArray(p.history?.messages) ? p.history.messages : [];
   const n = messages.length;
@@ -257,8 +263,7 @@ export function plan(p) {
     }
   }
 
-  // P5: every request asks for the state a later request replays.
-  const request = { model, store: false, include: [REPLAY_INCLUDE] };
+  const request = { model, ...stateFields(endpoint, p.reasoning_model ?? true) };
   const sentReasoning = requestReasoning(updateCapable, reasoning, updateCapable ? (firstValid ? firstValid.effort : desired) : desired);
   if (sentReasoning !== undefined) request.reasoning = sentReasoning;
   request.prompt_cache_key = key;
@@ -270,6 +275,16 @@ export function plan(p) {
     record: governed ? { model, key, effort: updateCapable ? effort : null } : null, // F12
     diagnostics: mergeDiagnostics(replayDiagnostics, recordDiagnostics),
   };
+}
+
+/**
+ * P5: the responses endpoint gets store: false and asks for the ciphertext a later request
+ * replays, unless the caller declares the model returns no reasoning (some models refuse the
+ * entry); the compact endpoint takes neither parameter.
+ */
+function stateFields(endpoint, reasoningModel) {
+  if (endpoint === 'compact') return {};
+  return reasoningModel ? { store: false, include: [REPLAY_INCLUDE] } : { store: false };
 }
 
 function pushAll(out, ...lists) {

@@ -190,6 +190,8 @@ export interface PlanParameters {
   update_capable_models?: string[];
   /** The caller's provider names → issuers, extending the registry (P4). */
   provider_names?: { [name: string]: string };
+  /** False when the requested model returns no reasoning: no include entry (P5). */
+  reasoning_model?: boolean;
 }
 export interface CacheStateRecord {
   model: string;
