@@ -65,6 +65,7 @@ def test_severities_are_exactly_those_of_h3() -> None:
         Code.LEGACY_MINIMAL_RECORD,
         Code.RAW_SDK_SNAPSHOT,
         Code.DEDUPE_EXACT_DUPLICATE,
+        Code.DEDUPE_ID_CIPHERTEXT_CONFLICT,
         Code.BLOCK_NOT_TEXT,
         Code.DISPLAY_REPLAY_MISMATCH,
     }
