@@ -366,3 +366,60 @@ def test_a_file_whose_blocks_all_replay_to_its_provider_has_no_sarif_artifact(
 
     assert "artifacts" not in json.loads(sarif)["runs"][0]
     assert json_lines(out)[0]["provider_mismatch"] == 0
+
+
+def test_a_route_name_in_session_json_maps_to_its_issuer(tmp_path: Path, capsys: Any) -> None:
+    """fast-agent records ``responses``; a message recording ``openai`` is the same issuer (P4)."""
+    session = tmp_path / "2612011000-abc"
+    session.mkdir(mode=0o700)
+    agents = {"dev": {"provider": "responses", "history_file": "history_dev.json"}}
+    write(session / "session.json", json.dumps({"continuation": {"agents": agents}}))
+    messages = [
+        {"role": "assistant", "content": [], "provider": "openai", "channels": {REPLAY: [block]}}
+        for block in [{"type": "text", "text": envelope("rs_1")}]
+    ]
+    path = write(session / "history_dev.json", json.dumps({"messages": messages}))
+
+    status, out, _ = run(["--format", "json", str(path)], capsys)
+
+    (record,) = [line for line in json_lines(out) if line["type"] == "file"]
+    assert status == 0
+    assert (record["provider"], record["provider_mismatch"]) == ("responses", 0)
+
+
+def test_provider_name_options_extend_the_registry(tmp_path: Path, capsys: Any) -> None:
+    messages = [
+        {"role": "assistant", "content": [], "provider": "gateway", "channels": {REPLAY: [b]}}
+        for b in [{"type": "text", "text": envelope("rs_1")}]
+    ]
+    path = write(tmp_path / "history.json", json.dumps({"messages": messages}))
+    mapped = ["--provider-name", "gateway=openai", "--provider-name", "other=xai"]
+
+    _, plain, _ = run(["--format", "json", str(path)], capsys)
+    _, extended, _ = run(["--format", "json", *mapped, str(path)], capsys)
+
+    assert json_lines(plain)[0]["provider_mismatch"] == 1  # gateway is its own issuer
+    assert json_lines(extended)[0]["provider_mismatch"] == 0
+
+
+@pytest.mark.parametrize("word", ["gateway", "=openai", "gateway=", "a=b --provider-name a=c"])
+def test_a_malformed_provider_name_is_a_usage_error(word: str, tmp_path: Path, capsys: Any) -> None:
+    path = write(tmp_path / "history.json", history(envelope()))
+    options = [
+        part for pair in word.split(" --provider-name ") for part in ("--provider-name", pair)
+    ]
+
+    status, out, err = run([*options, str(path)], capsys)
+
+    assert status == 2 and out == "" and "--provider-name" in err
+
+
+def test_an_id_ciphertext_conflict_alone_exits_0(tmp_path: Path, capsys: Any) -> None:
+    """SPEC H3: a conflict is a warning; D3 keeps the item and it replays (xAI reuses ids)."""
+    path = write(tmp_path / "history.json", history(envelope(), envelope(cipher="cipher-a-2")))
+
+    status, out, _ = run(["--format", "json", "--provider", "xai", str(path)], capsys)
+
+    (finding,) = [line for line in json_lines(out) if line["type"] == "finding"]
+    assert status == 0
+    assert (finding["code"], finding["severity"]) == ("dedupe_id_ciphertext_conflict", "warning")

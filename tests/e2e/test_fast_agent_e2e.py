@@ -39,6 +39,7 @@ from e2e_harness import (
     Conversation,
     Outcome,
     plan_requests,
+    route_of,
     run,
 )
 from fast_agent_history import ID_DEDUPE, SUMMARY_AUTO
@@ -117,6 +118,18 @@ def test_fast_agent_ran_every_step_and_used_the_transport(outcome: Outcome) -> N
         assert received.body["store"] is False
         assert received.body["include"] == ["reasoning.encrypted_content"]
         assert received.body["reasoning"]["summary"] == "auto"
+
+
+def test_session_json_records_the_route_name_and_validate_maps_it(outcome: Outcome) -> None:
+    """fast-agent records its route (``responses``), not an issuer, in ``session.json``; the
+    validator maps it to ``openai`` by the provider-name registry (SPEC P4, §18.2, H3)."""
+    session = json.loads((outcome.session_dir / "session.json").read_text(encoding="utf-8"))
+    recorded = session["continuation"]["agents"]["agent"]["provider"]
+    assert recorded == route_of(outcome.conversation.model) == "responses"
+    file_lines = [line for line in validate(outcome.session_dir) if line["type"] == "file"]
+    history = next(line for line in file_lines if line["path"].endswith("history_agent.json"))
+    assert history["provider"] == "responses"
+    assert history["provider_mismatch"] == 0
 
 
 def test_session_validates_with_only_the_named_findings(outcome: Outcome) -> None:

@@ -21,6 +21,7 @@ from typing import Any, Final, TextIO
 from reasoning_replay.history.report_formats import VALIDATE_FORMATS, make_writer
 from reasoning_replay.history.safe_files import display_path, output_problem
 from reasoning_replay.history.validate_run import PERMISSION_POLICIES, run_validate
+from reasoning_replay.record.providers import ProviderNamesError, provider_names_from_pairs
 
 EXIT_USAGE: Final = 2
 
@@ -61,6 +62,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="NAME",
         help="provider of files whose session.json records none (SPEC P4, H3; default openai)",
     )
+    p.add_argument(
+        "--provider-name",
+        action="append",
+        default=[],
+        metavar="NAME=ISSUER",
+        help="map a provider name to its issuer, extending SPEC §18.2's registry (SPEC P4); "
+        "repeatable",
+    )
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     return p
 
@@ -82,6 +91,10 @@ def _validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
         raise ValidateUsageError("--jobs must be at least 1")
     if args.fix_permissions and args.permissions == "ignore":
         raise ValidateUsageError("--fix-permissions has nothing to fix with --permissions ignore")
+    try:
+        provider_names = provider_names_from_pairs(args.provider_name)
+    except ProviderNamesError as error:
+        raise ValidateUsageError(str(error)) from None
     show_progress = not args.no_progress and err.isatty()
     target = out if args.output is None else _open_report(args.output, args.paths)
     try:
@@ -89,6 +102,7 @@ def _validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
             args.paths,
             writer=make_writer(args.format, target),
             provider=args.provider,
+            provider_names=provider_names,
             jobs=args.jobs,
             fix_permissions=args.fix_permissions,
             permissions=args.permissions,

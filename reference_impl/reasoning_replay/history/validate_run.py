@@ -45,6 +45,7 @@ from reasoning_replay.history.validation import (
     session_providers,
     validate_history,
 )
+from reasoning_replay.record.providers import REGISTRY_ONLY, ProviderNames
 
 EXIT_OK: Final = 0
 EXIT_ERRORS: Final = 1
@@ -167,7 +168,9 @@ def _unreadable(target: Target, detail: str) -> FileResult:
     return FileResult(target, FileReport((finding,), BlockCounts(), False, target.path), None)
 
 
-def validate_target(target: Target, provider: str) -> FileResult:
+def validate_target(
+    target: Target, provider: str, provider_names: ProviderNames = REGISTRY_ONLY
+) -> FileResult:
     """Read one file and validate it; an I/O error is a ``history_unreadable`` finding."""
     if target.listing_error is not None:
         return _unreadable(target, f"cannot list directory: {target.listing_error}")
@@ -190,12 +193,15 @@ def validate_target(target: Target, provider: str) -> FileResult:
         file_mode=file_mode,
         directory_mode=target.directory_mode,
         file_name=target.path,
+        provider_names=provider_names,
     )
     return FileResult(target, report, file_mode, None if session_only else used)
 
 
-def _validate_chunk(chunk: Sequence[Target], provider: str) -> list[FileResult]:
-    return [validate_target(target, provider) for target in chunk]
+def _validate_chunk(
+    chunk: Sequence[Target], provider: str, provider_names: ProviderNames
+) -> list[FileResult]:
+    return [validate_target(target, provider, provider_names) for target in chunk]
 
 
 def _chunks(targets: Iterable[Target]) -> Iterator[list[Target]]:
@@ -211,7 +217,12 @@ def _chunks(targets: Iterable[Target]) -> Iterator[list[Target]]:
         yield chunk
 
 
-def validate_all(targets: Iterable[Target], provider: str, jobs: int) -> Iterator[FileResult]:
+def validate_all(
+    targets: Iterable[Target],
+    provider: str,
+    jobs: int,
+    provider_names: ProviderNames = REGISTRY_ONLY,
+) -> Iterator[FileResult]:
     """Every target's result, in the order of ``targets``, whatever the number of workers.
 
     With ``jobs > 1`` a process pool validates chunks of files; at most ``4 * jobs`` chunks are
@@ -219,12 +230,12 @@ def validate_all(targets: Iterable[Target], provider: str, jobs: int) -> Iterato
     """
     if jobs <= 1:
         for target in targets:
-            yield validate_target(target, provider)
+            yield validate_target(target, provider, provider_names)
         return
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         pending: deque[Future[list[FileResult]]] = deque()
         for chunk in _chunks(targets):
-            pending.append(pool.submit(_validate_chunk, chunk, provider))
+            pending.append(pool.submit(_validate_chunk, chunk, provider, provider_names))
             if len(pending) >= 4 * jobs:
                 yield from pending.popleft().result()
         while pending:
@@ -424,6 +435,7 @@ def run_validate(
     *,
     writer: Writer,
     provider: str = "openai",
+    provider_names: ProviderNames = REGISTRY_ONLY,
     jobs: int = 1,
     fix_permissions: bool = False,
     permissions: str = "error",
@@ -440,7 +452,7 @@ def run_validate(
             bar = FileProgress(progress_stream, len(listed), sum(t.size for t in listed))
     totals = Totals()
     try:
-        for found in validate_all(targets, provider, jobs):
+        for found in validate_all(targets, provider, jobs, provider_names):
             result = apply_permission_policy(found, permissions)
             fixes = permission_fixes(result) if fix_permissions else {}
             totals.add(result, fixes)
