@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -136,3 +137,37 @@ def test_nothing_outlives_a_sigkill_of_the_runner(
         runner.kill()
     assert runner.returncode == -signal.SIGKILL
     assert alive_at_deadline(every_pid(log)) == []
+
+
+def test_a_killed_supervisor_takes_its_adapter_with_it_and_the_run_goes_on(
+    tmp_path: Path, log: Path
+) -> None:
+    """The supervisor's own SIGKILL ends its adapter (its parent-death signal): the case in
+    flight is a crash, not a hang, and the next case runs under a new supervisor. (What the
+    adapter started is then out of reach: the limit the supervisor's docstring states.)"""
+    conf = write_suite(tmp_path, {"a.yaml": [case("k/ok"), case("k/hang"), case("k/next")]})
+    suite = load_vector_dirs([conf / "vectors"])
+    requests = tmp_path / "requests.log"
+    argv = fake_argv("--escape", "setsid", str(log), "--log-requests", str(requests))
+    impl = PersistentAdapter(argv, timeout=60)
+    results: list[Any] = []
+    runner = threading.Thread(target=lambda: results.append(run_cases(impl, suite, suite.cases)))
+    runner.start()
+    try:
+        deadline = time.monotonic() + DEADLINE_S
+        while "k/hang" not in (requests.read_text() if requests.exists() else ""):
+            assert time.monotonic() < deadline, "k/hang never reached the adapter"
+            time.sleep(0.02)
+        adapter, _, supervisor = logged(log)[0]
+        os.kill(supervisor, signal.SIGKILL)
+    finally:
+        runner.join(timeout=DEADLINE_S)
+    assert not runner.is_alive()
+    assert alive_at_deadline({adapter, supervisor}) == []
+    outcomes = [(r.case.id, r.outcome) for r in results[0].results]
+    assert outcomes == [
+        ("k/ok", Outcome.PASS),
+        ("k/hang", Outcome.CRASH),
+        ("k/next", Outcome.PASS),
+    ]
+    assert len(logged(log)) == 2 and logged(log)[1][2] != supervisor  # a new supervisor

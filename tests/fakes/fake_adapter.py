@@ -20,7 +20,8 @@ and --escape HOW FILE: start a sleeper that escapes the adapter's process group 
 SIGTERM, HOW being ``setsid`` (a child in a new session) or ``double-fork`` (a daemon: a child
 that starts a grandchild in a new session and exits at once, so that the grandchild is
 orphaned); append "ADAPTER_PID SLEEPER_PID PARENT_PID" to FILE (the parent is whatever started
-the adapter: the runner's supervisor).
+the adapter: the runner's supervisor); --log-requests FILE appends each run request's case id
+to FILE before handling it.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def escape(how: str, log: str) -> None:
         f.write(f"{os.getpid()} {sleeper} {os.getppid()}\n")
 
 
-def main() -> int:
+def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser()
     p.add_argument("--crash-on-start", action="store_true")
     p.add_argument("--hang-on-start", action="store_true")
@@ -122,7 +123,12 @@ def main() -> int:
     p.add_argument("--no-flush", action="store_true")
     p.add_argument("--grandchild")
     p.add_argument("--escape", nargs=2, metavar=("HOW", "FILE"))
-    args = p.parse_args()
+    p.add_argument("--log-requests")
+    return p.parse_args()
+
+
+def main() -> int:
+    args = parse_args()
     if args.escape:
         escape(*args.escape)
     if args.grandchild:
@@ -156,6 +162,9 @@ def main() -> int:
         elif req["cmd"] == "stop":
             return 0
         else:
+            if args.log_requests:
+                with Path(args.log_requests).open("a") as f:
+                    f.write(req.get("id", "") + "\n")
             if "chatty" in req.get("id", ""):
                 out.write("debug: handling a request\n")
             msg = reply_for(req, args)
