@@ -220,8 +220,23 @@ def _create_unnamed(directory: Path, mode: int) -> int | None:
         if error.errno in _NO_TMPFILE:
             return None
         raise
-    fcntl.flock(fd, fcntl.LOCK_EX)  # nobody else can know this file yet: never waits
+    _lock(fd)  # nobody else knows of this file yet (its failure is _lock's to judge)
     return fd
+
+
+def _lock(fd: int) -> bool:
+    """Take the writer's lock on its temporary file; False when another holder has it.
+
+    Where the filesystem has no locks (ENOLCK, EOPNOTSUPP: some network filesystems), the
+    write goes on without one: no sweep can take a lock there either, so none removes the file.
+    """
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _create_named(path: Path, mode: int) -> tuple[int, Path]:
@@ -245,12 +260,12 @@ def _create_named(path: Path, mode: int) -> tuple[int, Path]:
             _forget(temporary)
             raise
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            status, now = os.fstat(fd), temporary.lstat()
-            if (status.st_dev, status.st_ino) == (now.st_dev, now.st_ino):
-                return fd, temporary
-        except (BlockingIOError, FileNotFoundError):
-            pass  # a sweep holds or has removed it
+            if _lock(fd):
+                status, now = os.fstat(fd), temporary.lstat()
+                if (status.st_dev, status.st_ino) == (now.st_dev, now.st_ino):
+                    return fd, temporary
+        except FileNotFoundError:
+            pass  # a sweep has removed it
         except BaseException:
             os.close(fd)
             _forget(temporary)
