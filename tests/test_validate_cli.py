@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import re
 import stat
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +16,12 @@ import pytest
 from jsonschema import Draft202012Validator
 from reasoning_replay.cli.main import main
 from reasoning_replay.history.report_formats import TextWriter as TextReport
-from reasoning_replay.history.validate_run import PROGRESS_MIN_FILES, run_validate, tighten
+from reasoning_replay.history.validate_run import (
+    PROGRESS_MIN_FILES,
+    run_validate,
+    tighten,
+    worker_count,
+)
 from support import envelope_text, history_of_blocks
 
 REPO = Path(__file__).resolve().parent.parent
@@ -241,6 +250,67 @@ def test_jobs_2_reports_what_1_job_reports_in_the_same_order(tmp_path: Path, cap
     one = run(["--format", "json", "--jobs", "1", str(tmp_path)], capsys)
     two = run(["--format", "json", "--jobs", "2", str(tmp_path)], capsys)
     assert one == two and one[0] == 1
+
+
+# A wrapper that runs the command with an audit hook counting the processes it starts. The fork
+# start method is forced: its pool starts every worker at once, the case the limit is about.
+COUNT_PROCESSES = """
+import multiprocessing, sys
+multiprocessing.set_start_method("fork", force=True)
+started = []
+EVENTS = {"os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "subprocess.Popen", "os.system"}
+sys.addaudithook(lambda event, args: started.append(event) if event in EVENTS else None)
+from reasoning_replay.cli.main import main
+status = main(sys.argv[1:])
+sys.stdout.flush()
+print(f"processes started: {len(started)}", file=sys.stderr)
+sys.exit(status)
+"""
+
+
+def processes_started(*argv: str) -> tuple[int, int, str]:
+    """The exit status of ``conformance validate ARGV``, the processes it started, its stderr."""
+    command = [sys.executable, "-c", COUNT_PROCESSES, "validate", "--no-progress", *argv]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=300)
+    counted = re.search(r"processes started: (\d+)", done.stderr)
+    assert counted is not None, done.stderr
+    return done.returncode, int(counted.group(1)), done.stderr
+
+
+def test_jobs_300_on_one_file_starts_no_worker_process(tmp_path: Path) -> None:
+    """One file is one batch: it is validated by the command's own process, whatever N is."""
+    target = write(tmp_path / "history_a.json", history(envelope()))
+    assert processes_started("--jobs", "300", str(target))[:2] == (0, 0)
+    assert processes_started("--jobs", str(10**30), str(target))[:2] == (0, 0)
+
+
+def test_jobs_never_starts_more_workers_than_usable_cpus_or_batches(tmp_path: Path) -> None:
+    for n in range(40):  # 40 small files: 5 batches of 8
+        write(tmp_path / f"history_{n:02d}.json", history(envelope(f"rs_{n}", f"c{n}")))
+    affinity = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    cpus = len(affinity) if affinity is not None else os.cpu_count() or 1
+    expected = 0 if cpus == 1 else min(cpus, 5)  # one worker: the command's own process
+    assert processes_started("--jobs", "300", str(tmp_path))[:2] == (0, expected)
+    status, started, _ = processes_started("--jobs", "300", str(tmp_path / "history_00.json"))
+    assert (status, started) == (0, 0)
+
+
+@pytest.mark.parametrize(
+    ("jobs", "batches", "cpus", "workers"),
+    [(1, 5, 8, 1), (300, 1, 8, 1), (300, 5, 8, 5), (300, 50, 8, 8), (2, 50, 8, 2), (8, 0, 8, 1)],
+)
+def test_worker_count_is_the_least_of_jobs_cpus_and_batches(
+    jobs: int, batches: int, cpus: int, workers: int
+) -> None:
+    assert worker_count(jobs, batches, cpus) == workers
+
+
+@pytest.mark.parametrize("jobs", ["0", "-3"])
+def test_jobs_below_1_is_a_usage_error(tmp_path: Path, capsys: Any, jobs: str) -> None:
+    target = write(tmp_path / "history_a.json", history(envelope()))
+    status, out, err = run(["--jobs", jobs, str(target)], capsys)
+    assert (status, out) == (2, "")
+    assert "--jobs must be at least 1" in err
 
 
 def test_fix_permissions_only_tightens(tree: Path, capsys: Any) -> None:

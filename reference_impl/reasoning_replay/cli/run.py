@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from reasoning_replay.atomic_files import replace_file
 from reasoning_replay.suite.expectations import (
     NO_EXPECTATIONS,
     Expectations,
@@ -158,7 +159,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             implementation=run.info.name if run.info is not None else None,
         )
         try:
-            args.update_expectations.write_text(dump_expectations(new), encoding="utf-8")
+            replace_file(args.update_expectations, dump_expectations(new).encode("utf-8"))
         except OSError as exc:
             raise UsageError(f"cannot write {args.update_expectations}: {exc}") from exc
         print(f"wrote {args.update_expectations} ({len(new.entries)} entries)", file=err)

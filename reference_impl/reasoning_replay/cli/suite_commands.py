@@ -8,6 +8,7 @@ import difflib
 from pathlib import Path
 from typing import Any, TextIO
 
+from reasoning_replay.atomic_files import replace_file
 from reasoning_replay.resources import data_path
 from reasoning_replay.suite import protocol
 from reasoning_replay.suite.check import check_suite
@@ -90,7 +91,7 @@ def cmd_bundle(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"not writing a bundle of an invalid suite:\n{listing}")
     path = conformance_dir / BUNDLE_NAME
     try:
-        path.write_text(bundle_text(suite), encoding="utf-8")
+        replace_file(path, bundle_text(suite).encode("utf-8"))
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc}") from exc
     out.write(f"wrote {path}: {len(suite.cases)} cases, sha256 {suite.sha256}\n")

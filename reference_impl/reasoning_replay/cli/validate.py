@@ -2,7 +2,12 @@
 
 Parses the options, runs :func:`reasoning_replay.history.validate_run.run_validate` with a report
 format of :mod:`reasoning_replay.history.report_formats`, and writes the report to standard
-output or to ``--output``, opened without harming any file (issue 12).
+output or to ``--output``, never over any file it must not harm (issue 12), and put in place
+whole when the run ends (:mod:`reasoning_replay.atomic_files`).
+
+``--jobs N`` asks for up to N worker processes; a run never starts more than there are usable
+CPUs or batches of files (:func:`reasoning_replay.history.validate_run.worker_count`), so a
+huge N costs nothing, and N below 1 is a usage error.
 
 Exit status (SPEC H3): 0 no ``error`` finding (fixed permissions do not count), 1 an ``error``
 finding, 2 a usage error or a path that does not exist.
@@ -11,13 +16,15 @@ finding, 2 a usage error or a path that does not exist.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
-import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, TextIO
 
+from reasoning_replay.atomic_files import Replacement
 from reasoning_replay.history.report_formats import VALIDATE_FORMATS, make_writer
 from reasoning_replay.history.safe_files import display_path, output_problem
 from reasoning_replay.history.validate_run import PERMISSION_POLICIES, run_validate
@@ -43,7 +50,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH", help="history file or directory")
     p.add_argument("--format", choices=VALIDATE_FORMATS, default="text", help="output format")
     p.add_argument("--output", type=Path, metavar="FILE", help="write the report to FILE")
-    p.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes")
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes, at most N (never more than usable CPUs or batches of files)",
+    )
     p.add_argument(
         "--fix-permissions",
         action="store_true",
@@ -96,7 +109,8 @@ def _validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     except ProviderNamesError as error:
         raise ValidateUsageError(str(error)) from None
     show_progress = not args.no_progress and err.isatty()
-    target = out if args.output is None else _open_report(args.output, args.paths)
+    report = None if args.output is None else _open_report(args.output, args.paths)
+    target = out if report is None else _text(report)
     try:
         totals = run_validate(
             args.paths,
@@ -109,16 +123,22 @@ def _validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
             progress_stream=err if show_progress else None,
             out_is_tty=target.isatty(),
         )
+        if report is not None:
+            target.flush()
+            _commit(report)
     finally:
-        if target is not out:
-            target.close()
+        if report is not None:
+            with contextlib.suppress(OSError, ValueError):
+                target.close()  # its buffer is flushed now, never into a reused descriptor
+            report.discard()  # after a commit: nothing; else no partial report, no temp file
     return totals.exit_status
 
 
-def _open_report(path: Path, inputs: Sequence[str]) -> TextIO:
-    """Open ``--output`` for the report, refusing to harm a file: never one of the files named
-    for validation (a file named ``--output=X.json`` must not turn a hook against ``X.json``),
-    never through a link, never a FIFO or a device (issue 12)."""
+def _open_report(path: Path, inputs: Sequence[str]) -> Replacement:
+    """The ``--output`` report, refusing to harm a file: never one of the files named for
+    validation (a file named ``--output=X.json`` must not turn a hook against ``X.json``),
+    never a link, a FIFO or a device (issue 12). It is written to a temporary file and put in
+    place whole once the run is over (SPEC H5's way: no partial report, no temporary file)."""
     statuses = []
     for name in inputs:
         try:
@@ -128,17 +148,24 @@ def _open_report(path: Path, inputs: Sequence[str]) -> TextIO:
     problem = output_problem(path, tuple(statuses))
     if problem is not None:
         raise ValidateUsageError(f"refusing to write {display_path(path)}: {problem}")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
-        fd = os.open(path, flags, 0o666)  # the report holds no replay material: the umask's mode
+        # The report holds no replay material: a new file gets the umask's mode.
+        return Replacement(path)
     except OSError as error:
         raise ValidateUsageError(f"cannot write {display_path(path)}: {error.strerror}") from error
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):  # swapped since the check: leave it as it is
-        os.close(fd)
-        raise ValidateUsageError(f"refusing to write {display_path(path)}: not a regular file")
-    os.ftruncate(fd, 0)
-    return open(fd, "w", encoding="utf-8", closefd=True)  # noqa: PTH123 (a descriptor)
+
+
+def _text(report: Replacement) -> TextIO:
+    raw = io.FileIO(report.fileno(), "w", closefd=False)
+    return io.TextIOWrapper(io.BufferedWriter(raw), encoding="utf-8")
+
+
+def _commit(report: Replacement) -> None:
+    try:
+        report.commit()
+    except OSError as error:
+        shown = display_path(report.path)
+        raise ValidateUsageError(f"cannot write {shown}: {error.strerror or error}") from error
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,7 +12,6 @@ POSIX only, like :mod:`reasoning_replay.history.persistence`.
 
 from __future__ import annotations
 
-import errno
 import io
 import os
 import stat
@@ -21,29 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+# Re-exported: the history tools name the error from here, where files are opened.
+from reasoning_replay.atomic_files import NotARegularFileError as NotARegularFileError  # noqa: PLC0414
+from reasoning_replay.atomic_files import kind_of
+
 _READ_FLAGS: Final = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
-_KINDS: Final = (
-    (stat.S_ISREG, "a regular file"),
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISLNK, "a symbolic link"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-def kind_of(mode: int) -> str:
-    """What a ``st_mode`` is, for people: ``"a FIFO"``, ``"a symbolic link"``, ..."""
-    return next((name for test, name in _KINDS if test(mode)), "a special file")
-
-
-class NotARegularFileError(OSError):
-    """A path names something other than a regular file where only one will do."""
-
-    def __init__(self, path: Path | str, mode: int) -> None:
-        super().__init__(errno.EINVAL, f"not a regular file ({kind_of(mode)})", os.fspath(path))
-        self.mode = mode
 
 
 def open_regular(path: Path | str) -> io.BufferedReader:

@@ -3,9 +3,10 @@ the permission fixes and the totals; the report formats are in
 :mod:`reasoning_replay.history.report_formats`, the command line in
 :mod:`reasoning_replay.cli.validate`.
 
-Files are validated one at a time (or by a process pool with ``jobs``), in a deterministic
-order, and each report is written as soon as it and every report before it are ready, so memory
-holds one file's contents per worker. Directories are walked recursively for ``*.json``;
+Files are validated one at a time (or by a process pool of at most ``jobs`` workers, never
+more than usable CPUs or batches of files), in a deterministic order, and each report is
+written as soon as it and every report before it are ready, so memory holds one file's contents
+per worker. Directories are walked recursively for ``*.json``;
 ``session.json`` is checked for permissions only (SPEC H1). The session directory of a file is
 its parent when that directory holds ``session.json`` or a ``history_*.json`` file; its mode is
 checked once, with the first of its files, and the provider of each of its history files is read
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import itertools
 import json
 import os
 import stat
@@ -217,6 +219,21 @@ def _chunks(targets: Iterable[Target]) -> Iterator[list[Target]]:
         yield chunk
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on: its affinity mask where the system has one (a
+    container or ``taskset`` may allow fewer than the machine has), else the machine's count."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def worker_count(jobs: int, batches: int, cpus: int) -> int:
+    """How many worker processes ``--jobs jobs`` starts: never more than asked, than usable
+    CPUs, or than batches of files to give them (a batch holds at least one file); 1 means none
+    (the files are validated in the calling process)."""
+    return max(1, min(jobs, cpus, batches))
+
+
 def validate_all(
     targets: Iterable[Target],
     provider: str,
@@ -225,18 +242,24 @@ def validate_all(
 ) -> Iterator[FileResult]:
     """Every target's result, in the order of ``targets``, whatever the number of workers.
 
-    With ``jobs > 1`` a process pool validates chunks of files; at most ``4 * jobs`` chunks are
-    in flight, so neither the pending files nor the finished reports pile up.
+    With more than one worker (:func:`worker_count`), a process pool validates batches of files;
+    at most ``4 * workers`` batches are in flight, so neither the pending files nor the finished
+    reports pile up. Only the first ``min(jobs, CPUs)`` batches are read ahead to count them.
     """
-    if jobs <= 1:
-        for target in targets:
-            yield validate_target(target, provider, provider_names)
+    batches = _chunks(targets)
+    wanted = min(jobs, usable_cpus())
+    ahead = list(itertools.islice(batches, wanted)) if wanted > 1 else []
+    workers = worker_count(jobs, len(ahead), wanted)
+    if workers <= 1:
+        for chunk in itertools.chain(ahead, batches):
+            for target in chunk:
+                yield validate_target(target, provider, provider_names)
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=workers) as pool:
         pending: deque[Future[list[FileResult]]] = deque()
-        for chunk in _chunks(targets):
+        for chunk in itertools.chain(ahead, batches):
             pending.append(pool.submit(_validate_chunk, chunk, provider, provider_names))
-            if len(pending) >= 4 * jobs:
+            if len(pending) >= 4 * workers:
                 yield from pending.popleft().result()
         while pending:
             yield from pending.popleft().result()

@@ -18,6 +18,8 @@ from typing import Any, Final
 
 import yaml
 
+from reasoning_replay.atomic_files import replace_file
+
 from . import PROTOCOL_VERSION, RUNNER_NAME, jsontext, runner_version
 from .compare import ABSENT
 from .expectations import StaleEntry
@@ -645,4 +647,4 @@ def write_report(fmt: str, path: Path, run: RunResult, repro: Repro) -> None:
         sys.stdout.write(text)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    replace_file(path, text.encode("utf-8"))  # whole or not at all, no temporary file left
