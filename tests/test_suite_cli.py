@@ -220,9 +220,9 @@ def test_two_reports_to_stdout_are_a_usage_error(tmp_path: Path, capsys: Any) ->
 
 def test_run_report_json_to_stdout_pipes_into_a_json_reader(tmp_path: Path) -> None:
     """The issue's own check: `conformance run --report json:- -q | python -m json.tool`."""
+    argv = ["run", "-k", "read/version/*", "--report", "json:-", "-q"]
     run = subprocess.run(
-        [sys.executable, "-m", "reasoning_replay.cli.main", "run", "-k", "read/version/*"]
-        + ["--report", "json:-", "-q"],
+        [sys.executable, "-m", "reasoning_replay.cli.main", *argv],
         capture_output=True,
         check=False,
         timeout=120,

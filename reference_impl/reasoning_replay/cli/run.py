@@ -110,9 +110,7 @@ def add_run_parser(sub: Any) -> None:
         action="store_true",
         help="show a progress bar on stderr, even without a terminal and with -q",
     )
-    progress.add_argument(
-        "--no-progress", action="store_true", help="never show a progress bar"
-    )
+    progress.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     run.add_argument(
         "-q",
         "--quiet",

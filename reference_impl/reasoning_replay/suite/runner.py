@@ -248,7 +248,10 @@ def run_cases(
     handshake = impl.start()
     if not isinstance(handshake, ImplementationInfo):
         impl.close()
-        return _not_started(impl, suite, handshake, started, time.perf_counter() - t0, chosen)
+        duration = time.perf_counter() - t0
+        return _not_started(
+            impl, suite, handshake, started=started, duration_s=duration, profiles=chosen
+        )
     info = handshake
     supported = frozenset(info.operations)
     total = len(cases)
@@ -305,6 +308,7 @@ def _not_started(
     impl: Implementation,
     suite: Suite,
     failure: Failure,
+    *,
     started: dt.datetime,
     duration_s: float,
     profiles: Sequence[Profile],
