@@ -214,9 +214,12 @@ class FileResult:
         return is_session_file(self.target.path)
 
 
-def _unreadable(target: Target, detail: str) -> FileResult:
+def _unreadable(target: Target, detail: str, provider: str) -> FileResult:
     finding = Finding(Code.HISTORY_UNREADABLE, detail=detail)
-    return FileResult(target, FileReport((finding,), BlockCounts(), False, target.path), None)
+    report = FileReport((finding,), BlockCounts(), False, target.path)
+    return FileResult(
+        target, report, None, provider if target.provider is None else target.provider
+    )
 
 
 def validate_target(target: Target, provider: str, *, places: bool = False) -> FileResult:
@@ -224,7 +227,7 @@ def validate_target(target: Target, provider: str, *, places: bool = False) -> F
     found by shape that is not a history is skipped; with ``places``, each located finding's
     block is found in the file's text."""
     if target.listing_error is not None:
-        return _unreadable(target, f"cannot list directory: {target.listing_error}")
+        return _unreadable(target, f"cannot list directory: {target.listing_error}", provider)
     session_only = is_session_file(target.path)
     try:
         if session_only:
@@ -236,7 +239,7 @@ def validate_target(target: Target, provider: str, *, places: bool = False) -> F
                 file_mode = stat.S_IMODE(os.fstat(handle.fileno()).st_mode)
                 data = handle.read()
     except OSError as error:
-        return _unreadable(target, f"cannot read: {error.strerror or error}")
+        return _unreadable(target, f"cannot read: {error.strerror or error}", provider)
     if target.by_shape:
         problem = history_shape_problem(data)
         if problem is not None:
