@@ -343,3 +343,15 @@ def test_redact_reports_keeps_the_canary_out_of_every_report(tmp_path: Path, cap
 def test_without_redact_reports_the_vectors_values_are_shown(tmp_path: Path, capsys: Any) -> None:
     texts = reports_of(tmp_path, capsys=capsys)
     assert {f: CANARY in t for f, t in texts.items()} == dict.fromkeys(texts, True)
+
+
+def test_restarts_are_printed_and_reported_with_their_cause(tmp_path: Path, capsys: Any) -> None:
+    v = vectors(tmp_path, case("c/a"), case("c/crash"), case("c/b"))
+    report = tmp_path / "r.json"
+    assert main(["run", "--vectors", v, "--impl", fake_cmd(), "--report", f"json:{report}"]) == 1
+    out = capsys.readouterr().out
+    cause = "a crash (the adapter exited with status 3)"
+    assert f"the adapter was restarted 1 time(s): 1 after {cause}" in out
+    doc = json.loads(report.read_text())
+    assert schemas.errors(schemas.REPORT, doc) == ()
+    assert doc["restarts"] == 1 and doc["restart_causes"] == {cause: 1}
