@@ -66,7 +66,8 @@ def outcome(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 
 
 def validate(directory: Path) -> list[dict[str, Any]]:
-    """``conformance validate --format json`` on a directory: its JSON lines."""
+    """``conformance validate --format json`` on a directory: its one JSON document as a flat
+    list, each file's findings (``type`` ``finding``) and the summary (``type`` ``summary``)."""
     done = subprocess.run(
         [sys.executable, "-m", "reasoning_replay.cli.main", "validate", str(directory), *FLAGS],
         capture_output=True,
@@ -74,7 +75,13 @@ def validate(directory: Path) -> list[dict[str, Any]]:
         check=False,
     )
     assert done.returncode in (0, 1), done.stderr
-    return [json.loads(line) for line in done.stdout.splitlines() if line]
+    document = json.loads(done.stdout)
+    lines = [
+        {"type": "finding", **finding}
+        for entry in document["files"]
+        for finding in entry["findings"]
+    ]
+    return [*lines, {"type": "summary", **document["summary"]}]
 
 
 def findings(lines: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, Any, Any]]:
