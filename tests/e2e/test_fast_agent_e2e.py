@@ -67,7 +67,8 @@ def outcome(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 
 def validate(directory: Path) -> list[dict[str, Any]]:
     """``conformance validate --format json`` on a directory: its one JSON document as a flat
-    list, each file's findings (``type`` ``finding``) and the summary (``type`` ``summary``)."""
+    list, each file's findings (``type`` ``finding``) then the file (``type`` ``file``), and the
+    summary (``type`` ``summary``)."""
     done = subprocess.run(
         [sys.executable, "-m", "reasoning_replay.cli.main", "validate", str(directory), *FLAGS],
         capture_output=True,
@@ -76,11 +77,10 @@ def validate(directory: Path) -> list[dict[str, Any]]:
     )
     assert done.returncode in (0, 1), done.stderr
     document = json.loads(done.stdout)
-    lines = [
-        {"type": "finding", **finding}
-        for entry in document["files"]
-        for finding in entry["findings"]
-    ]
+    lines: list[dict[str, Any]] = []
+    for entry in document["files"]:
+        lines += [{"type": "finding", **finding} for finding in entry["findings"]]
+        lines.append({"type": "file", "path": entry["path"]})
     return [*lines, {"type": "summary", **document["summary"]}]
 
 
