@@ -158,3 +158,21 @@ def test_the_log_never_holds_replay_material(
 ) -> None:
     text = json.dumps(sarif_of(tmp_path, capsys, "history_dev.json"))
     assert "secret" not in text and "gAAAA" not in text
+
+
+def test_every_block_of_a_file_gets_the_line_and_column_counted_from_its_line_start() -> None:
+    """Indented (a block per line) and compact (every block on one line): the same blocks."""
+    blocks = [MINIMAL.replace("rs_old", f"rs_{n}") for n in range(6)]
+    pretty = pretty_history(*blocks, leading=3)
+    compact = json.dumps(json.loads(pretty), ensure_ascii=False)
+    keys = [(m, 0, False) for m in range(3, 9)]
+    for text in (pretty, compact):
+        places = block_places(text.encode("utf-8"), keys)
+        assert sorted(places) == keys
+        lines = text.split("\n")
+        for place in places.values():
+            line = lines[place.region.start_line - 1]
+            # the users' emoji before the blocks: two UTF-16 units, one str character each
+            start = place.region.start_column - 1
+            found = [i for i in range(len(line)) if len(line[:i].encode("utf-16-le")) // 2 == start]
+            assert found and line[found[0] :].startswith('"{\\"type\\":\\"reasoning\\"')

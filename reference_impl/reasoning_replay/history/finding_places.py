@@ -71,34 +71,24 @@ def block_key(finding: Finding) -> BlockKey | None:
     return (finding.message_index, finding.block_index, cache_state)
 
 
-class _Lines:
-    """Offsets in a text to SARIF lines and columns."""
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._starts = [0]
-        index = text.find("\n")
-        while index >= 0:
-            self._starts.append(index + 1)
-            index = text.find("\n", index + 1)
-
-    def position(self, offset: int) -> tuple[int, int]:
-        low, high = 0, len(self._starts) - 1
-        while low < high:  # the last line start at or before offset
-            middle = (low + high + 1) // 2
-            if self._starts[middle] <= offset:
-                low = middle
-            else:
-                high = middle - 1
-        start = self._starts[low]
-        if start == 0 and self._text.startswith(_BOM):
-            start = min(1, offset)  # SARIF §3.30.2: a byte-order mark counts for nothing
-        before = self._text[start:offset]
-        units = len(before.encode("utf-16-le", "surrogatepass")) // 2
-        return low + 1, units + 1
-
-    def region(self, start: int, end: int) -> TextRegion:
-        return TextRegion(*self.position(start), *self.position(end))
+def _positions(text: str, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:
+    """Each offset's line and UTF-16 column, in one pass over the text (offsets in order): a
+    column counts from its line's start, so a file on one line costs no more than one with many.
+    """
+    positions: dict[int, tuple[int, int]] = {}
+    line, units, cursor = 1, 0, 0
+    bom = text.startswith(_BOM)
+    for offset in sorted(set(offsets)):
+        breaks = text.count("\n", cursor, offset)
+        if breaks:
+            line += breaks
+            cursor = text.rfind("\n", cursor, offset) + 1
+            units = 0
+        units += len(text[cursor:offset].encode("utf-16-le", "surrogatepass")) // 2
+        cursor = offset
+        # SARIF 2.1.0 §3.30.2: a byte-order mark takes no column
+        positions[offset] = (line, units + 1 - (bom and line == 1 and offset > 0))
+    return positions
 
 
 def _member(node: JNode | None, name: str) -> JNode | None:
@@ -125,9 +115,8 @@ def block_places(data: bytes | str, keys: Iterable[BlockKey]) -> Mapping[BlockKe
     if root is None:
         return {}
     shift = len(text) - len(text.removeprefix(_BOM))
-    lines = _Lines(text)
     messages = _member(root, "messages")
-    places: dict[BlockKey, BlockPlace] = {}
+    spans: dict[BlockKey, tuple[int, int, str]] = {}
     for key in wanted:
         message_index, block_index, cache_state = key
         channels = _member(_element(messages, message_index), "channels")
@@ -139,5 +128,9 @@ def block_places(data: bytes | str, keys: Iterable[BlockKey]) -> Mapping[BlockKe
         spot = shown if isinstance(shown, JString) else block
         raw = text[shift + block.start : shift + block.end]
         digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
-        places[key] = BlockPlace(lines.region(shift + spot.start, shift + spot.end), digest)
+        spans[key] = (shift + spot.start, shift + spot.end, digest)
+    at = _positions(text, (o for start, end, _ in spans.values() for o in (start, end)))
+    places: dict[BlockKey, BlockPlace] = {}
+    for key, (start, end, digest) in spans.items():
+        places[key] = BlockPlace(TextRegion(*at[start], *at[end]), digest)
     return places
