@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -89,11 +89,12 @@ class Listing:
     error: OSError | None = None
 
 
-def listings(root: str) -> Iterator[Listing]:
+def listings(root: str, prune: Callable[[str], bool] | None = None) -> Iterator[Listing]:
     """Every directory under ``root`` (itself first), depth first in name order, each listed
     once. A symbolic link to a directory is an entry, never descended into: no loop, nothing
     outside the tree. A directory that cannot be listed is yielded with its error, so that a
-    caller reports it rather than skipping it (a leak scan fails closed, SPEC H8)."""
+    caller reports it rather than skipping it (a leak scan fails closed, SPEC H8). A
+    subdirectory for whose path ``prune`` is true is neither listed nor descended into."""
     stack = [root]
     while stack:
         directory = stack.pop()
@@ -107,7 +108,7 @@ def listings(root: str) -> Iterator[Listing]:
         subdirectories = []
         for entry in entries:
             try:
-                if entry.is_dir(follow_symlinks=False):
+                if entry.is_dir(follow_symlinks=False) and not (prune and prune(entry.path)):
                     subdirectories.append(entry.path)
             except OSError:
                 continue  # the caller meets the same error on this entry and reports it
