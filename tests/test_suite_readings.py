@@ -77,6 +77,10 @@ def checked(tmp_path: Path, register: object, *, tools: bool = True) -> list[str
     if tools:
         (tmp_path / "tools").mkdir()
         (tmp_path / "tools" / "suite_adequacy.py").write_text(ADEQUACY)
+        (tmp_path / "tests").mkdir()
+        (tmp_path / "tests" / "test_files.py").write_text(
+            "def test_a_crash_leaves_nothing() -> None:\n    assert True\n"
+        )
     problems, _ = check_suite(conf, tmp_path / "SPEC.md")
     return [p.kind for p in problems]
 
@@ -90,6 +94,11 @@ def test_the_mutant_is_optional(tmp_path: Path) -> None:
     assert checked(tmp_path, [entry(mutant=None)]) == []
 
 
+def test_a_reading_no_vector_shows_names_its_tests_instead(tmp_path: Path) -> None:
+    outside = entry(cases=[], tests=["tests/test_files.py::test_a_crash_leaves_nothing"])
+    assert checked(tmp_path, [outside]) == []
+
+
 @pytest.mark.parametrize(
     ("bad", "kind"),
     [
@@ -99,7 +108,10 @@ def test_the_mutant_is_optional(tmp_path: Path) -> None:
         (entry(cases=["x/quick"]), "reading_case_not_must"),
         (entry(mutant="echo-thrice"), "reading_mutant_missing"),
         (entry(mutant="not-registered"), "reading_mutant_missing"),  # no @mutant decorator
-        (entry(cases=[]), "reading_schema"),
+        (entry(cases=[]), "reading_schema"),  # no case and no test: nothing pins it
+        (entry(cases=[], tests=["tests/test_files.py::test_gone"]), "reading_test_missing"),
+        (entry(tests=["tests/test_none.py::test_a_crash_leaves_nothing"]), "reading_test_missing"),
+        (entry(tests=["not a test"]), "reading_schema"),
         (entry(decided=None), "reading_schema"),
         (entry(extra="member"), "reading_schema"),
         (entry(mutant="Echo_Twice"), "reading_schema"),

@@ -51,6 +51,7 @@ from reasoning_replay.record import (
     history,
     jsontext,
     provider_input,
+    providers,
     read,
     reader,
     redaction,
@@ -1718,8 +1719,10 @@ def _plan_check(check: Callable[[Any, Any], Code | None]) -> Apply:
 def m_effort_unchecked(p: Patcher) -> None:
     original = overrides.check_overrides
 
-    def mutated(model: Any, effort: Any, key: Any, metadata: Any, capable: Any) -> Code | None:
-        code = original(model, effort, key, metadata, capable)
+    def mutated(
+        model: Any, effort: Any, key: Any, metadata: Any, capable: Any, **kw: Any
+    ) -> Code | None:
+        code = original(model, effort, key, metadata, capable, **kw)
         reasoning = metadata.get("reasoning")
         if (
             code is Code.PLAN_EFFORT_INVALID
@@ -1736,8 +1739,10 @@ def m_effort_unchecked(p: Patcher) -> None:
 def m_raw_input_allowed(p: Patcher) -> None:
     original = overrides.check_overrides
 
-    def mutated(model: Any, effort: Any, key: Any, metadata: Any, capable: Any) -> Code | None:
-        code = original(model, effort, key, metadata, capable)
+    def mutated(
+        model: Any, effort: Any, key: Any, metadata: Any, capable: Any, **kw: Any
+    ) -> Code | None:
+        code = original(model, effort, key, metadata, capable, **kw)
         return None if code is Code.PLAN_RAW_INPUT_OVERRIDE else code
 
     p.everywhere(original, mutated)
@@ -1747,11 +1752,13 @@ def m_raw_input_allowed(p: Patcher) -> None:
 def m_extra_body_before_key(p: Patcher) -> None:
     original = overrides.check_overrides
 
-    def mutated(model: Any, effort: Any, key: Any, metadata: Any, capable: Any) -> Code | None:
-        code = original(model, effort, key, metadata, capable)
+    def mutated(
+        model: Any, effort: Any, key: Any, metadata: Any, capable: Any, **kw: Any
+    ) -> Code | None:
+        code = original(model, effort, key, metadata, capable, **kw)
         if code is Code.PLAN_CACHE_KEY_INVALID:
             later = original(
-                model, effort, "0" * 32, {**metadata, "prompt_cache_key": None}, capable
+                model, effort, "0" * 32, {**metadata, "prompt_cache_key": None}, capable, **kw
             )
             if later is not None and later is not Code.PLAN_MODEL_INVALID:
                 return later
@@ -1913,10 +1920,12 @@ def m_key_from_first_record(p: Patcher) -> None:
 def m_empty_explicit_key(p: Patcher) -> None:
     original = overrides.check_overrides
 
-    def mutated(model: Any, effort: Any, key: Any, metadata: Any, capable: Any) -> Code | None:
+    def mutated(
+        model: Any, effort: Any, key: Any, metadata: Any, capable: Any, **kw: Any
+    ) -> Code | None:
         if metadata.get("prompt_cache_key") == "":
             metadata = {k: v for k, v in metadata.items() if k != "prompt_cache_key"}
-        return original(model, effort, key, metadata, capable)
+        return original(model, effort, key, metadata, capable, **kw)
 
     p.everywhere(original, mutated)
 
@@ -2522,6 +2531,238 @@ def m_warnings_block_replay(p: Patcher) -> None:
         return result
 
     p.wrap("validate", wrapper)
+
+
+@mutant("H3", "blocks another provider issued are not counted as not replaying")
+def m_provider_mismatch_uncounted(p: Patcher) -> None:
+    # a verdict (SPEC.md#profiles): the verdict profile must kill it too, not only diagnostics
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None:
+            return result
+        return OperationResult(output={**result.output, "provider_mismatch": 0})
+
+    p.wrap("validate", wrapper)
+
+
+# ---------------------------------------------------------------------------------------------
+# Provider names (SPEC P4, §18.2), the store and include of P5, interleaved reasoning (ST1),
+# conflicts in validate (H3), the instance key (F8) and canonicalizers (C5): issue 19
+
+
+@mutant("P4", "route names are issuers: responses is not openai (no registry)")
+def m_no_provider_name_registry(p: Patcher) -> None:
+    p.set(providers, "PROVIDER_NAME_REGISTRY", {})
+
+
+def _drop_provider_names(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        return call({k: v for k, v in data.items() if k != "provider_names"})
+
+    for operation in ("replay", "plan", "validate"):
+        p.wrap(operation, wrapper)
+
+
+@mutant("P4", "the caller's provider_names are ignored")
+def m_provider_names_ignored(p: Patcher) -> None:
+    _drop_provider_names(p)
+
+
+def _issuer_rule(rule: Callable[[Mapping[str, str], str], str]) -> Apply:
+    def apply(p: Patcher) -> None:
+        def issuer_of(self: providers.ProviderNames, name: str) -> str:
+            return rule(self.caller, name)
+
+        p.set(providers.ProviderNames, "issuer_of", issuer_of)
+
+    return apply
+
+
+@mutant("P4", "the registry's entry wins over the caller's for a name it lists")
+def m_registry_wins(p: Patcher) -> None:
+    registry = providers.PROVIDER_NAME_REGISTRY
+    _issuer_rule(lambda caller, name: registry.get(name, caller.get(name, name)))(p)
+
+
+@mutant("P4", "an issuer is mapped again: the caller's gateway → responses is openai")
+def m_issuer_mapped_twice(p: Patcher) -> None:
+    registry = providers.PROVIDER_NAME_REGISTRY
+
+    def twice(caller: Mapping[str, str], name: str) -> str:
+        first = caller.get(name, registry.get(name, name))
+        return caller.get(first, registry.get(first, first))
+
+    _issuer_rule(twice)(p)
+
+
+@mutant("P4", "the target provider is compared as written, only recorded names are mapped")
+def m_target_not_mapped(p: Patcher) -> None:
+    p.set(provider_input.ReplayTarget, "issuer", property(lambda self: self.provider))
+
+
+@mutant("D1", "the dedupe operation compares provider names, not issuers")
+def m_dedupe_by_name(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        entries = data.get("entries")
+        if not isinstance(entries, list):
+            return call(data)
+        named = [
+            {**e, "provider": f"name:{e['provider']}"}
+            if isinstance(e, dict) and isinstance(e.get("provider"), str)
+            else e
+            for e in entries
+        ]
+        return call({**data, "entries": named})
+
+    p.wrap("dedupe", wrapper)
+
+
+@mutant("F12", "whether section 9 governs is decided on the target name as written")
+def m_governed_by_name(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        target = data.get("target_provider", "openai")
+        if not isinstance(target, str) or target in planner.GOVERNED_PROVIDERS:
+            return call(data)
+        names = data.get("provider_names")
+        names = dict(names) if isinstance(names, Mapping) else {}
+        return call({**data, "provider_names": {**names, target: target}})
+
+    p.wrap("plan", wrapper)
+
+
+@mutant("H3", "the file's provider is compared as written, not mapped to its issuer")
+def m_file_provider_not_mapped(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        provider = data.get("provider", "openai")
+        names = data.get("provider_names")
+        names = dict(names) if isinstance(names, Mapping) else {}
+        return call({**data, "provider_names": {**names, provider: provider}})
+
+    p.wrap("validate", wrapper)
+
+
+@mutant("H3", "an id/ciphertext conflict is an error, as fast-agent's id dedupe would have it")
+def m_conflict_is_an_error(p: Patcher) -> None:
+    p.set(validation, "_WARNINGS", validation._WARNINGS - {Code.DEDUPE_ID_CIPHERTEXT_CONFLICT})
+
+
+def _plan_settings_rewrite(change: Callable[[Any], Any]) -> Apply:
+    def apply(p: Patcher) -> None:
+        original_plan = planner.plan_request
+
+        def plan(messages: Any, settings: Any) -> Any:
+            return original_plan(messages, change(settings))
+
+        p.everywhere(original_plan, plan)
+
+    return apply
+
+
+@mutant("P5", "the compact endpoint also gets store false and the include entry")
+def m_compact_gets_store_include(p: Patcher) -> None:
+    def change(data: Mapping[str, Any], request: dict[str, Any]) -> None:
+        if data.get("endpoint") == "compact":
+            request.update(store=False, include=[planner.REPLAY_INCLUDE])
+
+    _plan_request_rewrite(change)(p)
+
+
+@mutant("P5", "a model declared without reasoning still gets the include entry")
+def m_include_for_every_model(p: Patcher) -> None:
+    _plan_settings_rewrite(lambda s: dataclasses.replace(s, reasoning_model=True))(p)
+
+
+@mutant("P5", "a model declared without reasoning gets neither store nor include")
+def m_no_store_without_reasoning(p: Patcher) -> None:
+    def change(data: Mapping[str, Any], request: dict[str, Any]) -> None:
+        if data.get("reasoning_model") is False:
+            request.pop("store", None)
+
+    _plan_request_rewrite(change)(p)
+
+
+def _check_overrides_governed(decide: Callable[[bool], bool]) -> Apply:
+    def apply(p: Patcher) -> None:
+        original = overrides.check_overrides
+
+        def mutated(*args: Any, governed: bool = True) -> Code | None:
+            return original(*args, governed=decide(governed))
+
+        p.everywhere(original, mutated)
+
+    return apply
+
+
+@mutant("F8", "the instance key is checked even where an explicit key replaces it")
+def m_instance_key_always_checked(p: Patcher) -> None:
+    _check_overrides_governed(lambda _governed: False)(p)
+
+
+@mutant("F8", "an explicit key spares the instance key's check whatever the target")
+def m_explicit_key_spares_every_target(p: Patcher) -> None:
+    _check_overrides_governed(lambda _governed: True)(p)
+
+
+@mutant("ST1", "a run of assistant messages sends all its reasoning before its own items")
+def m_run_reasoning_first(p: Patcher) -> None:
+    original = provider_input.message_inputs
+
+    def hoisted(messages: Any, target: Any, read: Any) -> Iterator[tuple[dict[str, Any], ...]]:
+        parts = list(original(messages, target, read))
+        out = list(parts)
+        start = 0
+        for index in range(len(messages) + 1):
+            in_run = index < len(messages) and messages[index].role == "assistant"
+            if in_run:
+                continue
+            run = range(start, index)
+            if len(run) > 1:
+                own = [provider_input._own_items(messages[i], target) for i in run]
+                replayed = [parts[i][: len(parts[i]) - len(own[k])] for k, i in enumerate(run)]
+                first = run[0]
+                out[first] = (*(x for r in replayed for x in r), *(x for o in own for x in o))
+                for i in run[1:]:
+                    out[i] = ()
+            start = index + 1
+        yield from out
+
+    p.set(provider_input, "message_inputs", hoisted)
+    p.set(planner, "message_inputs", hoisted)
+
+
+@mutant("C5", "a native compaction item is adapted into a reasoning item and captured")
+def m_compaction_captured(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        item = data.get("output_item")
+        if isinstance(item, dict) and item.get("type") == "compaction":
+            item = {**item, "type": "reasoning", "summary": item.get("summary", [])}
+        return call({**data, "output_item": item})
+
+    p.wrap("capture", wrapper)
+
+
+@mutant("C5", "another canonicalizer's record is read as a reasoning envelope")
+def m_other_schema_read(p: Patcher) -> None:
+    sibling = "fast-agent.openai-responses.compaction-replay"
+
+    def adopt(value: object) -> object:
+        if isinstance(value, dict) and value.get("schema") == sibling:
+            kept = {k: v for k, v in value.items() if k != "origin"}
+            return {**kept, "schema": envelope.SCHEMA_NAME}
+        return value
+
+    _envelope_checker(adopt)(p)
+
+
+@mutant("C5", "a missing id is invented from the ciphertext rather than refused")
+def m_id_invented(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        item = data.get("output_item")
+        if isinstance(item, dict) and item.get("type") == "reasoning" and "id" not in item:
+            item = {**item, "id": "rs_invented"}
+        return call({**data, "output_item": item})
+
+    p.wrap("capture", wrapper)
 
 
 @mutant("H4", "group bits alone are not too open")

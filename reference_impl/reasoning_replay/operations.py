@@ -32,6 +32,12 @@ from reasoning_replay.record.provider_input import (
     Transport,
     build_replay_input,
 )
+from reasoning_replay.record.providers import (
+    REGISTRY_ONLY,
+    ProviderNames,
+    ProviderNamesError,
+    provider_names_from_json,
+)
 from reasoning_replay.record.reader import parse_reasoning_replay_envelope
 from reasoning_replay.record.redaction import redact
 from reasoning_replay.record.telemetry import replay_telemetry
@@ -103,6 +109,24 @@ def _conflict_policy(data: Mapping[str, Any]) -> ConflictPolicy:
         raise OperationInputError("options.conflict_policy must be keep or reject") from None
 
 
+def _provider_names(data: Mapping[str, Any]) -> ProviderNames:
+    """SPEC P4: the caller's ``provider_names`` (name → issuer), extending the registry."""
+    try:
+        return provider_names_from_json(data.get("provider_names"))
+    except ProviderNamesError as error:
+        raise OperationInputError(str(error)) from None
+
+
+def _reasoning_model(data: Mapping[str, Any]) -> bool:
+    """SPEC P5, F11: whether the requested model returns reasoning (default true)."""
+    value = data.get("reasoning_model")
+    if value is None:
+        return True
+    if not isinstance(value, bool):
+        raise OperationInputError("input.reasoning_model must be a boolean")
+    return value
+
+
 def _replay(data: Mapping[str, Any]) -> OperationResult:
     try:
         messages = history_from_json(data.get("history"))
@@ -114,6 +138,7 @@ def _replay(data: Mapping[str, Any]) -> OperationResult:
             provider=_field(target, "provider", str),
             transport=Transport(target.get("transport", Transport.SSE)),
             conflict_policy=_conflict_policy(data),
+            provider_names=_provider_names(data),
         )
     except ValueError:
         raise OperationInputError("target.transport must be sse or websocket") from None
@@ -137,7 +162,9 @@ def _dedupe(data: Mapping[str, Any]) -> OperationResult:
         item = check_item_value(entry.get("item"))
         if isinstance(item, Code):
             raise OperationInputError(f"entries[{index}].item is not a replay item: {item}")
-        identities.append(reasoning_replay_dedupe_key(item, entry["provider"]))
+        # SPEC D1: the identity's provider is the item's issuer, the registry's (P4, §18.2)
+        issuer = REGISTRY_ONLY.issuer_of(entry["provider"])
+        identities.append(reasoning_replay_dedupe_key(item, issuer))
     decisions = decide(identities)
     conflicts = decisions.count(DedupeDecision.KEEP_CONFLICT)
     if conflicts and _conflict_policy(data) is ConflictPolicy.REJECT:
@@ -165,6 +192,8 @@ def _plan(data: Mapping[str, Any]) -> OperationResult:
             endpoint=Endpoint(data.get("endpoint", Endpoint.RESPONSES)),
             target_provider=data.get("target_provider", "openai"),
             update_capable=frozenset(data.get("update_capable_models", DEFAULT_UPDATE_CAPABLE)),
+            provider_names=_provider_names(data),
+            reasoning_model=_reasoning_model(data),
         )
     except (HistoryShapeError, ValueError, TypeError) as error:
         raise OperationInputError(f"plan input: {error}") from None
@@ -229,6 +258,7 @@ def _validate(data: Mapping[str, Any]) -> OperationResult:
         file_mode=_mode(modes, "file"),
         directory_mode=_mode(modes, "directory"),
         file_name=file_name,
+        provider_names=_provider_names(data),
     )
     return _accepted(report.to_json())
 

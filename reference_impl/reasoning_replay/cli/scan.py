@@ -36,8 +36,16 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "replay material by design. Exit 0: nothing found; 1: findings; 2: usage or I/O error."
         ),
     )
-    scan.add_argument("paths", nargs="+", type=Path, metavar="PATH")
-    scan.add_argument("--format", choices=SCAN_FORMATS, default="text")
+    scan.add_argument(
+        "paths", nargs="+", type=Path, metavar="PATH", help="file, or directory (walked)"
+    )
+    scan.add_argument(
+        "--format",
+        choices=SCAN_FORMATS,
+        default="text",
+        help="text (default: file:line: code sha256:prefix) or json (one document: "
+        "conformance/schemas/scan-report.schema.json)",
+    )
 
 
 def cmd_scan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

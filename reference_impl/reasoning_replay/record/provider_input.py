@@ -12,6 +12,7 @@ from reasoning_replay.diagnostics import Code, Diagnostic
 from .dedupe import DedupeDecision, decide, reasoning_replay_dedupe_key
 from .envelope import ReasoningReplayItem
 from .history import HistoryMessage
+from .providers import REGISTRY_ONLY, ProviderNames
 from .reader import parse_reasoning_replay_envelope
 from .telemetry import ReplayTelemetry, replay_telemetry
 
@@ -37,12 +38,18 @@ class ConflictPolicy(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class ReplayTarget:
-    """Where the request goes: the provider (also the issuer of items whose issuer is unknown,
-    SPEC P4) and transport."""
+    """Where the request goes: the provider (its issuer is also the issuer of items whose issuer
+    is unknown, SPEC P4), the transport, and the names by which providers map to issuers."""
 
     provider: str
     transport: Transport = Transport.SSE
     conflict_policy: ConflictPolicy = ConflictPolicy.KEEP
+    provider_names: ProviderNames = REGISTRY_ONLY
+
+    @property
+    def issuer(self) -> str:
+        """SPEC P4: the target provider's issuer."""
+        return self.provider_names.issuer_of(self.provider)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +97,7 @@ def _block_text(block: object) -> str | None:
 
 def _own_items(message: HistoryMessage, target: ReplayTarget) -> list[dict[str, Any]]:
     items = [dict(item) for item in message.items]
-    if target.provider == XAI:  # SPEC D7: xAI reuses assistant-message ids across turns
+    if target.issuer == XAI:  # SPEC D7: xAI reuses assistant-message ids across turns
         for item in items:
             if item.get("type") == "message" and item.get("role") == "assistant":
                 item.pop("id", None)
@@ -115,6 +122,7 @@ def read_replay_blocks(messages: Sequence[HistoryMessage], target: ReplayTarget)
     """
     diagnostics: list[Diagnostic] = []
     blocks: list[_ReplayBlock] = []
+    target_issuer, names = target.issuer, target.provider_names
     for message_index, message in enumerate(messages):
         for block_index, block in enumerate(message.replay_blocks):
             if message.role != "assistant":
@@ -131,10 +139,11 @@ def read_replay_blocks(messages: Sequence[HistoryMessage], target: ReplayTarget)
                 assert read.code is not None
                 diagnostics.append(Diagnostic(read.code, message_index, block_index))
                 continue
-            # SPEC P4: an unknown issuer is the target; another issuer's item is never sent and
-            # takes no part in dedupe (after the block's verdict, before D1-D3).
-            issuer = target.provider if message.provider is None else message.provider
-            if issuer != target.provider:
+            # SPEC P4: names map to issuers, an unknown issuer is the target's; another issuer's
+            # item is never sent and takes no part in dedupe (after the verdict, before D1-D3).
+            recorded = message.provider
+            issuer = target_issuer if recorded is None else names.issuer_of(recorded)
+            if issuer != target_issuer:
                 diagnostics.append(
                     Diagnostic(Code.REPLAY_PROVIDER_MISMATCH, message_index, block_index)
                 )

@@ -4,16 +4,17 @@ fails (SPEC §13, CL1: the suite decides).
 
 ``conformance check`` loads every file of the register, validates it against
 ``schemas/readings.schema.json`` and checks each entry against the suite: its rule is a rule of
-SPEC.md, each case it names is a MUST vector, and the mutant it names, if any, is one of
-``tools/suite_adequacy.py`` (looked for next to SPEC.md; an installed package ships no tools, so
-there only the name's form is checked, by the schema). Loading never raises on bad data: every
-defect is a :class:`RegisterProblem`.
+SPEC.md, each case it names is a MUST vector, each test it names (a reading no operation can
+show, such as a file's or a process's) exists, and the mutant it names, if any, is one of
+``tools/suite_adequacy.py``. Tests and tools are looked for next to SPEC.md; an installed package
+ships neither, so there only their names' form is checked, by the schema. Loading never raises
+on bad data: every defect is a :class:`RegisterProblem`.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -31,7 +32,8 @@ _MUTANT_DECORATOR: Final = "mutant"  # tools/suite_adequacy.py registers each mu
 @dataclass(frozen=True, slots=True)
 class Reading:
     """One entry of the register: a sentence of ``rule``, its other reading, what SPEC decided,
-    the MUST cases that separate the two, and the mutant that implements the other reading."""
+    the MUST cases (or, where no operation shows the rule, the tests) that separate the two, and
+    the mutant that implements the other reading."""
 
     rule: str
     sentence: str
@@ -41,6 +43,7 @@ class Reading:
     file: str
     index: int  # the entry's position in its file, from 0
     mutant: str | None = None
+    tests: tuple[str, ...] = ()  # path::function, relative to SPEC.md's directory
 
     @property
     def where(self) -> str:
@@ -109,6 +112,7 @@ def _reading(raw: dict[str, Any], file: str, index: int) -> Reading:
         file=file,
         index=index,
         mutant=raw.get("mutant"),
+        tests=tuple(raw.get("tests", ())),
     )
 
 
@@ -145,9 +149,11 @@ def check_readings(
     rules: Collection[str],
     suite: Suite,
     mutants: Collection[str] | None,
+    missing_test: Callable[[str], str | None] = lambda _test: None,
 ) -> list[RegisterProblem]:
     """Each entry's rule is one of ``rules``, each of its cases a MUST case of ``suite`` (by id
-    or alias), and its mutant one of ``mutants`` (not checked when ``mutants`` is ``None``)."""
+    or alias), each of its tests one that exists (``missing_test`` says why one does not), and
+    its mutant one of ``mutants`` (not checked when ``mutants`` is ``None``)."""
     found: list[RegisterProblem] = []
     for reading in readings:
         where = reading.where
@@ -162,6 +168,10 @@ def check_readings(
             elif case.level != "MUST":
                 message = f"case {name!r} is a {case.level} vector: only MUST vectors decide (CL1)"
                 found.append(RegisterProblem("reading_case_not_must", where, message))
+        for test in reading.tests:
+            problem = missing_test(test)
+            if problem is not None:
+                found.append(RegisterProblem("reading_test_missing", where, problem))
         if reading.mutant is not None and mutants is not None and reading.mutant not in mutants:
             message = f"mutant {reading.mutant!r} is not a mutant of {ADEQUACY_TOOL.as_posix()}"
             found.append(RegisterProblem("reading_mutant_missing", where, message))
