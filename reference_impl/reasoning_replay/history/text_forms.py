@@ -55,7 +55,7 @@ REDACTED_VALUE: Final = "[redacted]"
 # escaped context. Then the separator: ":" or "=" with spaces or tabs around, or (after a name
 # that starts with "-", a command-line option) spaces or tabs alone.
 ASSIGNMENT_NAME: Final = re.compile(
-    r"(?P<dq>\"(?:[^\"\\\n]|\\.)*\")"
+    r"(?P<dq>\"(?:[^\"\\\n]|\\[^\n])*\")"
     r"|(?P<sq>'[^'\\\n]*')"
     r"|<(?P<tag>[A-Za-z_][A-Za-z0-9_.:-]*)(?:[ \t][^<>]*)?>"
     r"|(?<![A-Za-z0-9_.-])(?P<bare>[A-Za-z0-9_.-]+)(?:\\*[\"'])?"
@@ -148,7 +148,8 @@ def _value_span(gap: str, match: re.Match[str]) -> tuple[int, int, int] | None:
     if match.group("tag") is not None:
         content = _XML_CONTENT.match(gap, index)
         assert content is not None
-        return (index, content.end(), content.end()) if content.group().strip() else None
+        blank = not content.group().strip(" \t\n\r")
+        return None if blank else (index, content.end(), content.end())
     found = SEPARATOR.match(gap, index)
     if found is None:
         return None
