@@ -12,12 +12,12 @@ from __future__ import annotations
 import io
 import json
 import logging
+import sys
 from collections.abc import Callable
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout, suppress
 from pathlib import Path
 
 import pytest
-from leak_corpus import API_KEY, CIPHERTEXT, Form, corpus, leaks
 from reasoning_replay import redact
 from reasoning_replay.cli.main import main
 from reasoning_replay.history.export import ExportMode, export_history
@@ -26,6 +26,9 @@ from reasoning_replay.history.log_redaction import (
     ReplayRedactingJsonFormatter,
 )
 from reasoning_replay.history.scan import scan_text
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+from leak_corpus import API_KEY, CIPHERTEXT, Form, corpus, leaks
 
 FORMS = corpus()
 CIPHERTEXT_FORMS = tuple(f for f in FORMS if f.kind == "ciphertext")
@@ -60,7 +63,7 @@ def _log(formatter: logging.Formatter, text: str) -> str:
     logger.setLevel(logging.DEBUG)
     logger.addHandler(handler)
     try:
-        logger.warning(f"item {text}")  # noqa: G004 - the form is what an f-string writes
+        logger.warning(f"item {text}")
         logger.warning("item %s", text)
         logger.warning("data", extra={"payload": {"body": text}})
     finally:
@@ -119,11 +122,8 @@ def test_a_redacted_export_holds_nothing_scan_finds() -> None:
 
 def _run(argv: list[str]) -> str:
     out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            main(argv)
-        except SystemExit:
-            pass
+    with redirect_stdout(out), redirect_stderr(err), suppress(SystemExit):
+        main(argv)
     return out.getvalue() + err.getvalue()
 
 

@@ -6,6 +6,7 @@ One folder per part of the SPEC: :mod:`.record` (Part I, §2–§8), :mod:`.orde
 and :mod:`.cli` the command line. ARCHITECTURE.md maps them. The names below are the public API.
 """
 
+from reasoning_replay.history.text_redaction import redact, redact_text
 from reasoning_replay.record.capture import (
     CaptureResult,
     CaptureSource,
@@ -34,7 +35,6 @@ from reasoning_replay.record.provider_input import (
     reasoning_replay_item_to_provider_input,
 )
 from reasoning_replay.record.reader import ReadResult, parse_reasoning_replay_envelope
-from reasoning_replay.history.text_redaction import redact, redact_text
 from reasoning_replay.record.redaction import (
     redact_reasoning_replay_for_diagnostics,
     redact_structural,

@@ -16,7 +16,6 @@ from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
 from reasoning_replay.history.text_redaction import redact_text
-
 from reasoning_replay.suite import PROTOCOL_VERSION, runner_version
 from reasoning_replay.versions import versions, versions_text
 
@@ -95,7 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
         action=_VersionAction,
         help="show every version line (versions.json) and exit",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # Every subcommand's parser redacts its usage errors too (a parser of the parser's class).
+    sub: argparse._SubParsersAction[argparse.ArgumentParser] = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=_RedactingParser
+    )
 
     add_run_parser(sub)
     add_list_parser(sub)

@@ -45,11 +45,11 @@ from typing import Final
 
 from reasoning_replay.diagnostics import Code
 from reasoning_replay.record.envelope import SCHEMA_NAME
+from reasoning_replay.record.redaction import CIPHERTEXT_NORMAL_NAME, normal_name
 from reasoning_replay.record.telemetry import utf8_bytes
 
-from reasoning_replay.record.redaction import CIPHERTEXT_NORMAL_NAME, normal_name
-
 from .jsonspans import JArray, JMember, JNode, JObject, JString, parse_at, parse_whole
+from .safe_files import NotARegularFileError, listings, read_regular
 from .text_forms import (
     MAX_DECODINGS,
     assignments,
@@ -59,7 +59,6 @@ from .text_forms import (
     percent_decoded,
     references_decoded,
 )
-from .safe_files import NotARegularFileError, listings, read_regular
 
 MIN_CIPHERTEXT_CHARS: Final = 16  # SPEC H8
 SHA256_PREFIX_HEX: Final = 12  # SPEC H8
@@ -500,7 +499,9 @@ def decode_file(data: bytes) -> DecodedFile:
     try:
         return DecodedFile(data.decode("utf-8"))
     except UnicodeDecodeError as error:
-        return DecodedFile(data.decode("utf-8", errors="replace"), f"not UTF-8 at byte {error.start}")
+        return DecodedFile(
+            data.decode("utf-8", errors="replace"), f"not UTF-8 at byte {error.start}"
+        )
 
 
 @dataclass(frozen=True, slots=True)

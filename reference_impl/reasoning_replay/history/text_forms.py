@@ -209,7 +209,9 @@ def base64_decoded(run: str) -> str | None:
     padded = body + "=" * (-len(body) % 4)
     try:
         data = (
-            base64.urlsafe_b64decode(padded) if url_safe else base64.b64decode(padded, validate=True)
+            base64.urlsafe_b64decode(padded)
+            if url_safe
+            else base64.b64decode(padded, validate=True)
         )
         return data.decode("utf-8")
     except (binascii.Error, ValueError):

@@ -4,7 +4,8 @@ Each form is a text that holds one secret; a sink (a redacted export, the log fi
 ``redact()``, ``scan``, ``validate``'s reports, error messages) must let none of them through,
 and ``scan`` must find every ciphertext form (SPEC H6, H7, H8). ``tests/test_leak_corpus.py``
 runs every form through every sink; ``tools/fuzz.py`` mutates the corpus as a seed set, and
-``conformance/vectors/{export,scan}/text-forms-not-json.yaml`` pin one case per form class.
+``conformance/vectors/export/text-forms-not-json.yaml`` and ``scan/text-forms.yaml`` pin one
+case per form class.
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ from typing import Final
 # A Fernet-like ciphertext as OpenAI returns them (194 characters, prefix gAAAAA) and an API key.
 CIPHERTEXT: Final = (
     "gAAAAABpM0Yj"
-    + "Zk4yMrZw3XDI1AWFaKb9T0NQq7LndK6zaRB-FK1PbhZhaZk4yMrZw3XDI1AWFaKb9T0NQq7LndK6zaRB_FK1PbhZha" * 2
+    + "Zk4yMrZw3XDI1AWFaKb9T0NQq7LndK6zaRB-FK1PbhZha"
+    + "Zk4yMrZw3XDI1AWFaKb9T0NQq7LndK6zaRB_FK1PbhZha"
+    + "Zk4yMrZw3XDI1AWFaKb9T0NQq7LndK6zaRB-FK1PbhZha"
+    + "Zk4yMrZw3XDI1AWFaKb9T0NQq7LndK6zaRB_FK1PbhZha"
     + "=="
 )
 API_KEY: Final = "sk-proj-Canary0123456789abcdefABCDEF"
@@ -67,11 +71,11 @@ def _ciphertext_forms(ct: str) -> dict[str, dict[str, str]]:
         },
         "yaml": {
             "plain": f"type: reasoning\nencrypted_content: {ct}\n",
-            "quoted": f"- type: reasoning\n  encrypted_content: \"{ct}\"\n",
+            "quoted": f'- type: reasoning\n  encrypted_content: "{ct}"\n',
         },
         "json5": {
             "unquoted-names": f"{{type: 'reasoning', encrypted_content: '{ct}',}}",
-            "comments": f"{{\n  // replay state\n  \"encrypted_content\": \"{ct}\", /* x */\n}}",
+            "comments": f'{{\n  // replay state\n  "encrypted_content": "{ct}", /* x */\n}}',
         },
         "xml": {
             "element": f"<item><encrypted_content>{ct}</encrypted_content></item>",
@@ -193,9 +197,7 @@ def _key_forms(key: str) -> dict[str, dict[str, str]]:
     }
 
 
-def corpus(
-    ciphertext: str = CIPHERTEXT, api_key: str = API_KEY
-) -> tuple[Form, ...]:
+def corpus(ciphertext: str = CIPHERTEXT, api_key: str = API_KEY) -> tuple[Form, ...]:
     """Every form of both secrets."""
     forms: list[Form] = []
     builders: tuple[tuple[str, Callable[[str], dict[str, dict[str, str]]], str], ...] = (
@@ -212,8 +214,9 @@ def corpus(
     return tuple(forms)
 
 
-def leaks(text: str, form: Form) -> bool:
+def leaks(text: str, form: Form, secret: str | None = None) -> bool:
     """Whether ``text`` still shows the form's secret (or a 40-character piece of it)."""
-    secret = CIPHERTEXT if form.kind == "ciphertext" else API_KEY
+    if secret is None:
+        secret = CIPHERTEXT if form.kind == "ciphertext" else API_KEY
     pieces = {secret[i : i + 40] for i in range(0, max(1, len(secret) - 39), 20)}
     return secret in text or any(piece in text for piece in pieces)
