@@ -65,14 +65,15 @@ def _log(formatter: logging.Formatter, text: str) -> str:
     try:
         logger.warning(f"item {text}")
         logger.warning("item %s", text)
-        logger.warning("data", extra={"payload": {"body": text}})
+        logger.warning("data %(body)s", {"body": text})
+        logger.warning("extra", extra={"payload": {"body": text}})
     finally:
         logger.removeHandler(handler)
     return stream.getvalue()
 
 
 def log_plain_sink(text: str) -> str:
-    return _log(logging.Formatter("%(message)s %(payload)s"), text)
+    return _log(logging.Formatter("%(message)s"), text)
 
 
 def log_json_sink(text: str) -> str:
