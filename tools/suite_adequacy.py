@@ -2786,7 +2786,7 @@ def m_export_no_text_forms(p: Patcher) -> None:
 
 @mutant("H8", "embedded (escaped) envelopes are not looked into")
 def m_scan_not_embedded(p: Patcher) -> None:
-    p.set(scan, "_embedded", lambda text: iter(()))
+    p.set(scan, "_embedded", lambda text, decodings: iter(()))
 
 
 # ---------------------------------------------------------------------------------------------
