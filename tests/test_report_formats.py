@@ -32,6 +32,7 @@ COMMANDS = (
     ["validate", "--no-progress", "--format", "sarif", "sessions", "exports"],
     ["scan", "logs", "missing"],
     ["scan", "--format", "json", "logs"],
+    ["scan", "--skip-binary", "logs"],
 )
 
 

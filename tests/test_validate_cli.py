@@ -331,6 +331,7 @@ _NEVER_FOUND_BY_A_VALIDATOR = frozenset(
     code
     for code in Code
     if code.value.startswith(("capture_", "plan_"))
+    or code.value.startswith("scan_")
     or code in (Code.REPLAY_PROVIDER_MISMATCH, Code.REPLAY_MATERIAL_EXPOSED)
 )
 

@@ -39,7 +39,7 @@ from reasoning_replay.record.providers import (
     provider_names_from_json,
 )
 from reasoning_replay.record.reader import parse_reasoning_replay_envelope
-from reasoning_replay.record.redaction import redact
+from reasoning_replay.record.redaction import redact_structural
 from reasoning_replay.record.telemetry import replay_telemetry
 
 from .diagnostics import Code
@@ -212,7 +212,7 @@ def _plan(data: Mapping[str, Any]) -> OperationResult:
 def _redact(data: Mapping[str, Any]) -> OperationResult:
     if "payload" not in data:
         raise OperationInputError("input.payload is missing")
-    return _accepted({"payload": redact(data["payload"])})
+    return _accepted({"payload": redact_structural(data["payload"])})
 
 
 def _telemetry(data: Mapping[str, Any]) -> OperationResult:

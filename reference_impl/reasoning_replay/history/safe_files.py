@@ -75,9 +75,12 @@ def output_problem(path: Path, inputs: tuple[os.stat_result, ...] = ()) -> str |
 
 def display_path(path: Path | str) -> str:
     """A path as text that any output can carry: bytes that are not UTF-8 (file names are
-    bytes on POSIX) are written as ``\\xNN`` escapes, everything else unchanged."""
+    bytes on POSIX) are written as ``\\xNN`` escapes, and a secret in the name (``token=...``,
+    a ciphertext) is redacted as any text is (SPEC H7: no output echoes one)."""
+    from .text_redaction import redact_text  # noqa: PLC0415 - text_redaction reads files' names too
+
     raw = os.fsencode(path)
-    return raw.decode("utf-8", errors="backslashreplace")
+    return redact_text(raw.decode("utf-8", errors="backslashreplace"))
 
 
 @dataclass(frozen=True, slots=True)
