@@ -533,3 +533,38 @@ def test_the_reference_answers_defaults_with_p5_and_a_fresh_instance_key() -> No
     assert len(request["prompt_cache_key"]) == 32
     assert request["prompt_cache_key"] != second_answer.output["request"]["prompt_cache_key"]
     assert "reasoning" not in request
+
+
+def test_the_framework_authors_table_has_the_suites_counts() -> None:
+    readme = (REPO / "conformance" / "README.md").read_text(encoding="utf-8")
+    must = [c for c in SUITE.cases if c.level == "MUST"]
+
+    def count(operation: str, form: Form, *, rejects: bool | None = None) -> int:
+        return sum(
+            1
+            for c in must
+            if c.operation == operation
+            and case_form(c) is form
+            and (rejects is None or c.expect.is_reject == rejects)
+        )
+
+    storage_ops = ("read", "capture", "validate", "export", "scan")
+    rows = [
+        f"| `replay` | {count('replay', Form.NEUTRAL)} | {count('replay', Form.ITEMS)} | "
+        f"{count('replay', Form.STORAGE)} |",
+        f"| `dedupe` | {count('dedupe', Form.NEUTRAL)} | — | — |",
+        f"| `plan` | {count('plan', Form.NEUTRAL)} ({count('plan', Form.NEUTRAL, rejects=True)} "
+        f"of them F8 rejections) | {count('plan', Form.ITEMS)} | {count('plan', Form.STORAGE)} |",
+        f"| `defaults` | {count('defaults', Form.NEUTRAL)} | — | — |",
+        f"| `redact`, `telemetry` | {count('redact', Form.NEUTRAL)}, "
+        f"{count('telemetry', Form.NEUTRAL)} | — | — |",
+        f"| `read`, `capture`, `validate`, `export`, `scan` | — | — | "
+        f"{sum(count(op, Form.STORAGE) for op in storage_ops)} |",
+    ]
+    applicable = sum(
+        count(op, form)
+        for op in ("replay", "dedupe", "plan")
+        for form in (Form.NEUTRAL, Form.ITEMS)
+    )
+    assert [row for row in rows if row not in readme] == []
+    assert f"is judged\non {applicable} MUST cases" in readme
