@@ -1,0 +1,18 @@
+//! Clean-room implementation of the reasoning-replay records specification (SPEC.md), one module
+//! per concept. The adapter protocol (PROTOCOL.md) is in [`protocol`].
+
+pub mod base64;
+pub mod capture;
+pub mod dedupe;
+pub mod envelope;
+pub mod export;
+pub mod json;
+pub mod planner;
+pub mod protocol;
+pub mod redaction;
+pub mod replay;
+pub mod scan;
+pub mod sha256;
+pub mod telemetry;
+pub mod textscan;
+pub mod validate;

@@ -1,0 +1,465 @@
+//! Stored-history validation (SPEC §10: H1 shape, H3 findings, H4 permissions) and the display
+//! consistency of ST3.
+
+use crate::dedupe::{Decision, Deduper};
+use crate::envelope::{read_block, Verdict};
+use crate::json::{parse_document, ParseOptions, Value, WStr};
+use crate::planner::{effort_valid_for, read_record, RecordRead, DEFAULT_UPDATE_CAPABLE};
+use crate::replay::{channel, recorded_provider, text_of_block, REPLAY_CHANNEL};
+
+/// ST2: the display channel.
+pub const DISPLAY_CHANNEL: &str = "reasoning";
+
+/// H1: whether a value has the shape of a history file: a top-level object whose `messages` is
+/// an array of objects, each with `role` `"user"` or `"assistant"` and `content` an array, and,
+/// when present, `tool_calls` and `tool_results` objects and `channels` an object of arrays.
+/// Other members are ignored.
+pub fn has_history_shape(v: &Value) -> bool {
+    let Some(Value::Array(messages)) = v.get("messages") else { return false };
+    if !v.is_object() {
+        return false;
+    }
+    messages.iter().all(|m| {
+        m.is_object()
+            && matches!(m.get("role"), Some(r) if r.is_str("user") || r.is_str("assistant"))
+            && matches!(m.get("content"), Some(Value::Array(_)))
+            && m.get("tool_calls").is_none_or(Value::is_object)
+            && m.get("tool_results").is_none_or(Value::is_object)
+            && match m.get("channels") {
+                None => true,
+                Some(Value::Object(ch)) => ch.iter().all(|(_, blocks)| matches!(blocks, Value::Array(_))),
+                Some(_) => false,
+            }
+    })
+}
+
+/// ST3: the trimmed characters (Python's `str.strip()` whitespace).
+fn is_trim_char(c: u32) -> bool {
+    matches!(c, 0x09..=0x0D | 0x1C..=0x20 | 0x85 | 0xA0 | 0x1680 | 0x2000..=0x200A | 0x2028 | 0x2029 | 0x202F | 0x205F | 0x3000)
+}
+
+fn trim(cps: &[u32]) -> &[u32] {
+    let start = cps.iter().position(|&c| !is_trim_char(c)).unwrap_or(cps.len());
+    let end = cps.iter().rposition(|&c| !is_trim_char(c)).map_or(start, |e| e + 1);
+    &cps[start..end.max(start)]
+}
+
+/// ST3: the body of a trimmed text: what follows the closing `**` of a leading `**…**` heading
+/// when that `**` is at character index 3 or more and is followed by U+000A or U+000D; else the
+/// text itself.
+fn body(t: &[u32]) -> &[u32] {
+    let star = '*' as u32;
+    if t.len() >= 2 && t[0] == star && t[1] == star {
+        if let Some(k) = (2..t.len().saturating_sub(1)).find(|&k| t[k] == star && t[k + 1] == star) {
+            if k >= 3 && matches!(t.get(k + 2), Some(0x0A) | Some(0x0D)) {
+                return &t[k + 2..];
+            }
+        }
+    }
+    t
+}
+
+/// ST3: the display text of a reasoning item, or `None` when it is empty.
+pub fn display_text(item: &Value) -> Option<WStr> {
+    let texts = |member: &str| -> Vec<Vec<u32>> {
+        item.get(member)
+            .and_then(Value::as_array)
+            .map(|parts| {
+                parts
+                    .iter()
+                    .filter_map(|p| p.get("text").and_then(Value::as_wstr))
+                    .filter(|t| !t.is_empty())
+                    .map(WStr::code_points)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut parts = texts("summary");
+    if parts.is_empty() {
+        parts = texts("content");
+    }
+    let comment: Vec<u32> = "<!-- -->".chars().map(|c| c as u32).collect();
+    let kept: Vec<&[u32]> = parts
+        .iter()
+        .map(|p| trim(p))
+        .filter(|t| !t.is_empty() && trim(body(t)) != comment.as_slice())
+        .collect();
+    if kept.is_empty() {
+        return None;
+    }
+    let mut out = WStr::new();
+    for (i, t) in kept.iter().enumerate() {
+        if i > 0 {
+            out.push_str("\n\n");
+        }
+        for &c in t.iter() {
+            out.push_cp(c);
+        }
+    }
+    Some(out)
+}
+
+/// ST3: the display texts of the replay items, in order, are a subsequence of the texts of the
+/// display channel's text blocks.
+pub fn display_consistent(items: &[Value], display_blocks: &[Value]) -> bool {
+    let shown: Vec<&WStr> = display_blocks.iter().filter_map(text_of_block).collect();
+    let mut next = 0;
+    for want in items.iter().filter_map(display_text) {
+        match shown[next..].iter().position(|s| **s == want) {
+            Some(k) => next += k + 1,
+            None => return false,
+        }
+    }
+    true
+}
+
+/// H3: the severity of a code.
+pub fn severity(code: &str) -> &'static str {
+    match code {
+        "legacy_minimal_record" | "raw_sdk_snapshot" | "dedupe_exact_duplicate" | "block_not_text"
+        | "display_replay_mismatch" => "warning",
+        "redacted_record" => "note",
+        _ => "error",
+    }
+}
+
+/// One finding of H3 (the file path is the caller's).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub code: &'static str,
+    pub location: Option<(usize, usize)>,
+    /// The position in H3's list, ordering the findings of one block.
+    rank: u8,
+}
+
+impl Finding {
+    fn file(code: &'static str) -> Finding {
+        Finding { code, location: None, rank: 0 }
+    }
+
+    pub fn to_value(&self) -> Value {
+        let mut m = vec![("code", Value::str(self.code)), ("severity", Value::str(severity(self.code)))];
+        if let Some((mi, bi)) = self.location {
+            m.push(("message_index", Value::int(mi as u64)));
+            m.push(("block_index", Value::int(bi as u64)));
+        }
+        Value::obj(m)
+    }
+}
+
+/// The history text handed to the validator.
+pub enum HistoryText<'a> {
+    /// Bytes (from `history_text_base64`): must be UTF-8.
+    Bytes(&'a [u8]),
+    /// Characters (WTF-8; a lone surrogate is a character like any other here).
+    Chars(&'a WStr),
+}
+
+/// Options of one validation.
+pub struct ValidateOptions<'a> {
+    /// H3: the file's provider (messages that record none, and the target).
+    pub provider: WStr,
+    /// H4: the file's and its directory's permission bits, when known.
+    pub file_mode: Option<u32>,
+    pub directory_mode: Option<u32>,
+    pub file_name: Option<&'a WStr>,
+}
+
+/// H3: the report of one file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    pub findings: Vec<Finding>,
+    pub resumable: u64,
+    pub legacy: u64,
+    pub redacted: u64,
+    pub malformed: u64,
+    pub replays_as_stored: bool,
+    pub provider_mismatch: u64,
+}
+
+impl Report {
+    pub fn to_value(&self) -> Value {
+        Value::obj(vec![
+            ("findings", Value::Array(self.findings.iter().map(Finding::to_value).collect())),
+            (
+                "counts",
+                Value::obj(vec![
+                    ("resumable", Value::int(self.resumable)),
+                    ("legacy", Value::int(self.legacy)),
+                    ("redacted", Value::int(self.redacted)),
+                    ("malformed", Value::int(self.malformed)),
+                ]),
+            ),
+            ("replays_as_stored", Value::Bool(self.replays_as_stored)),
+            ("provider_mismatch", Value::int(self.provider_mismatch)),
+        ])
+    }
+}
+
+/// H4: group or other permission bits set.
+fn too_open(mode: Option<u32>) -> bool {
+    mode.is_some_and(|m| m & 0o077 != 0)
+}
+
+/// H3/H4: validates one history file. Never fails: a broken file is a finding (E4.2).
+pub fn validate(text: HistoryText, opts: &ValidateOptions) -> Report {
+    let mut report = Report::default();
+    // File-level findings first: unreadable/malformed, then permissions (file, directory).
+    let is_session_metadata = opts.file_name.is_some_and(|n| n.eq_str("session.json"));
+    let mut history = None;
+    if !is_session_metadata {
+        let bytes: &[u8] = match &text {
+            HistoryText::Bytes(b) => b,
+            HistoryText::Chars(s) => s.as_bytes(),
+        };
+        if matches!(text, HistoryText::Bytes(_)) && std::str::from_utf8(bytes).is_err() {
+            report.findings.push(Finding::file("history_unreadable"));
+        } else {
+            let opts = ParseOptions { lenient_tokens: false, max_depth: crate::json::MAX_DEPTH, detect_duplicates: false };
+            match parse_document(bytes, opts) {
+                Ok((node, _)) => {
+                    let v = node.to_value(bytes);
+                    if has_history_shape(&v) {
+                        history = Some(v);
+                    } else {
+                        report.findings.push(Finding::file("history_malformed"));
+                    }
+                }
+                Err(_) => report.findings.push(Finding::file("history_malformed")),
+            }
+        }
+    }
+    if too_open(opts.file_mode) {
+        report.findings.push(Finding::file("file_mode_too_open"));
+    }
+    if too_open(opts.directory_mode) {
+        report.findings.push(Finding::file("directory_mode_too_open"));
+    }
+    match history {
+        Some(h) => check_messages(&h, opts, &mut report),
+        None => report.replays_as_stored = is_session_metadata,
+    }
+    report
+}
+
+/// H3: the block-level findings, counts and replay verdict of a history of H1's shape.
+fn check_messages(history: &Value, opts: &ValidateOptions, report: &mut Report) {
+    let messages = history.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut located: Vec<Finding> = Vec::new();
+    let mut dedupe = Deduper::new();
+    let mut as_stored = true;
+    let registry = [WStr::from(DEFAULT_UPDATE_CAPABLE)];
+    for (mi, m) in messages.iter().enumerate() {
+        let at = |code, bi, rank| Finding { code, location: Some((mi, bi)), rank };
+        let is_assistant = matches!(m.get("role"), Some(r) if r.is_str("assistant"));
+        let blocks: &[Value] = channel(m, REPLAY_CHANNEL).map(|b| b.as_slice()).unwrap_or(&[]);
+        if !is_assistant {
+            // Replay channels of other messages are not read here; they would not be sent.
+            if !blocks.is_empty() {
+                as_stored = false;
+            }
+            continue;
+        }
+        let mut items = Vec::new();
+        let mut all_resumable = true;
+        for (bi, block) in blocks.iter().enumerate() {
+            let Some(text) = text_of_block(block) else {
+                located.push(at("block_not_text", bi, 0));
+                report.malformed += 1;
+                all_resumable = false;
+                continue;
+            };
+            let item = match read_block(text.as_bytes()) {
+                Verdict::Resumable(item) => item,
+                Verdict::Code(code) => {
+                    located.push(at(code, bi, 0));
+                    match code {
+                        "legacy_minimal_record" | "raw_sdk_snapshot" => report.legacy += 1,
+                        "redacted_record" => report.redacted += 1,
+                        _ => report.malformed += 1,
+                    }
+                    all_resumable = false;
+                    continue;
+                }
+            };
+            report.resumable += 1;
+            // P4: the issuer is the message's provider, else the file's provider.
+            let issuer = recorded_provider(m).unwrap_or(&opts.provider);
+            if *issuer != opts.provider {
+                report.provider_mismatch += 1;
+            } else {
+                match dedupe.decide(issuer, &item) {
+                    Decision::Keep => {}
+                    Decision::DropDuplicate => located.push(at("dedupe_exact_duplicate", bi, 2)),
+                    Decision::KeepConflict => located.push(at("dedupe_id_ciphertext_conflict", bi, 2)),
+                }
+            }
+            items.push(item);
+        }
+        // F6, checked against the record's own model.
+        match read_record(m) {
+            RecordRead::None => {}
+            RecordRead::Malformed => located.push(at("cache_state_invalid", 0, 1)),
+            RecordRead::Structured(r) => {
+                if !effort_valid_for(&r, registry.contains(&r.model)) {
+                    located.push(at("cache_state_invalid", 0, 1));
+                }
+            }
+        }
+        // ST3: checked when the display channel holds a block and the replay channel holds at
+        // least one block, every one resumable.
+        if let Some(display) = channel(m, crate::validate::DISPLAY_CHANNEL) {
+            if !display.is_empty() && !blocks.is_empty() && all_resumable && !display_consistent(&items, display) {
+                located.push(at("display_replay_mismatch", 0, 3));
+            }
+        }
+    }
+    located.sort_by_key(|f| (f.location, f.rank));
+    if report.resumable != blocks_total(&messages) || report.provider_mismatch > 0 || dedupe.exact_count > 0 {
+        as_stored = false;
+    }
+    report.replays_as_stored = as_stored;
+    report.findings.extend(located);
+}
+
+/// The number of replay blocks of the assistant messages.
+fn blocks_total(messages: &[Value]) -> u64 {
+    messages
+        .iter()
+        .filter(|m| matches!(m.get("role"), Some(r) if r.is_str("assistant")))
+        .map(|m| channel(m, REPLAY_CHANNEL).map_or(0, |b| b.len() as u64))
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::canonical_text;
+    use crate::json::{parse_value, quote};
+
+    fn j(s: &str) -> Value {
+        parse_value(s.as_bytes(), ParseOptions::STRICT).unwrap().0
+    }
+
+    fn item(id: &str, c: &str, summary: &[&str]) -> Value {
+        let parts = summary
+            .iter()
+            .map(|t| Value::obj(vec![("type", Value::str("summary_text")), ("text", Value::str(t))]))
+            .collect();
+        Value::obj(vec![
+            ("type", Value::str("reasoning")),
+            ("id", Value::str(id)),
+            ("summary", Value::Array(parts)),
+            ("encrypted_content", Value::str(c)),
+        ])
+    }
+
+    fn block_json(text: &str) -> String {
+        format!(r#"{{"type":"text","text":{}}}"#, String::from_utf8(quote(&WStr::from(text))).unwrap())
+    }
+
+    fn run(history: &str) -> Report {
+        let w = WStr::from(history);
+        validate(
+            HistoryText::Chars(&w),
+            &ValidateOptions { provider: WStr::from("openai"), file_mode: None, directory_mode: None, file_name: None },
+        )
+    }
+
+    fn codes(r: &Report) -> Vec<(&'static str, Option<(usize, usize)>)> {
+        r.findings.iter().map(|f| (f.code, f.location)).collect()
+    }
+
+    #[test]
+    fn st3_display_text() {
+        assert_eq!(display_text(&item("a", "c", &["  Hello ", "", "\u{3000}"])), Some(WStr::from("Hello")));
+        assert_eq!(display_text(&item("a", "c", &["**Title**\n<!-- -->", "b"])), Some(WStr::from("b")));
+        assert_eq!(display_text(&item("a", "c", &[" <!-- --> "])), None);
+        assert_eq!(display_text(&item("a", "c", &["**T**\nbody", "x"])), Some(WStr::from("**T**\nbody\n\nx")));
+        // `**` at index 2 is not a heading: the text is its own body.
+        assert_eq!(display_text(&item("a", "c", &["****\n<!-- -->"])), Some(WStr::from("****\n<!-- -->")));
+        let with_content = j(r#"{"type":"reasoning","summary":[{"type":"summary_text","text":""}],"content":[{"type":"reasoning_text","text":" r "}]}"#);
+        assert_eq!(display_text(&with_content), Some(WStr::from("r")));
+    }
+
+    #[test]
+    fn st3_subsequence_with_other_blocks() {
+        let items = vec![item("a", "c", &["one"]), item("b", "c", &[]), item("c", "c", &["two"])];
+        let blocks = |texts: &[&str]| -> Vec<Value> { texts.iter().map(|t| j(&block_json(t))).collect() };
+        assert!(display_consistent(&items, &blocks(&["streamed", "one", "x", "two"])));
+        assert!(!display_consistent(&items, &blocks(&["two", "one"])));
+        assert!(!display_consistent(&items, &blocks(&["one"])));
+        assert!(display_consistent(&items[1..2], &blocks(&[])));
+    }
+
+    #[test]
+    fn h3_findings_counts_and_order() {
+        let ok = canonical_text(&item("a", "c", &["S"]));
+        let h = format!(
+            r#"{{"messages":[
+              {{"role":"user","content":[],"channels":{{"{REPLAY_CHANNEL}":[{}]}}}},
+              {{"role":"assistant","content":[],"channels":{{"{REPLAY_CHANNEL}":[{},{},{},"x",{}],
+                 "fast-agent-responses-cache-state":[{{"type":"text","text":"nope"}}],
+                 "reasoning":[{{"type":"text","text":"other"}}]}}}},
+              {{"role":"assistant","provider":"xai","content":[],"channels":{{"{REPLAY_CHANNEL}":[{}]}}}}
+            ]}}"#,
+            block_json("{}"),
+            block_json(&ok),
+            block_json(&ok),
+            block_json(r#"{"id":"a","encrypted_content":"c"}"#),
+            block_json(&canonical_text(&item("a", "d", &[]))),
+            block_json(&ok),
+        );
+        let r = run(&h);
+        assert_eq!(
+            codes(&r),
+            [
+                ("cache_state_invalid", Some((1, 0))),
+                ("dedupe_exact_duplicate", Some((1, 1))),
+                ("legacy_minimal_record", Some((1, 2))),
+                ("block_not_text", Some((1, 3))),
+                ("dedupe_id_ciphertext_conflict", Some((1, 4))),
+            ]
+        );
+        assert_eq!((r.resumable, r.legacy, r.redacted, r.malformed, r.provider_mismatch), (4, 1, 0, 1, 1));
+        assert!(!r.replays_as_stored);
+    }
+
+    #[test]
+    fn h3_display_mismatch_and_clean_history() {
+        let ok = canonical_text(&item("a", "c", &["Shown"]));
+        let h = |display: &str| {
+            format!(
+                r#"{{"messages":[{{"role":"assistant","content":[],"channels":{{"reasoning":[{}],"{REPLAY_CHANNEL}":[{}]}}}}]}}"#,
+                block_json(display),
+                block_json(&ok)
+            )
+        };
+        let r = run(&h("Shown"));
+        assert!(r.findings.is_empty());
+        assert!(r.replays_as_stored);
+        let r = run(&h("Other"));
+        assert_eq!(codes(&r), [("display_replay_mismatch", Some((0, 0)))]);
+        assert_eq!(r.findings[0].to_value().get("severity").unwrap().as_str(), Some("warning"));
+    }
+
+    #[test]
+    fn h3_file_level_findings() {
+        let r = run("{\"messages\": 5}");
+        assert_eq!(codes(&r), [("history_malformed", None)]);
+        assert!(!r.replays_as_stored);
+        let r = run("not json");
+        assert_eq!(codes(&r), [("history_malformed", None)]);
+        let bad = [0xffu8];
+        let r = validate(
+            HistoryText::Bytes(&bad),
+            &ValidateOptions { provider: WStr::from("openai"), file_mode: Some(0o644), directory_mode: Some(0o755), file_name: None },
+        );
+        assert_eq!(codes(&r), [("history_unreadable", None), ("file_mode_too_open", None), ("directory_mode_too_open", None)]);
+        let ok = validate(
+            HistoryText::Chars(&WStr::from("{\"messages\":[]}")),
+            &ValidateOptions { provider: WStr::from("openai"), file_mode: Some(0o600), directory_mode: Some(0o700), file_name: None },
+        );
+        assert!(ok.findings.is_empty() && ok.replays_as_stored);
+    }
+}
