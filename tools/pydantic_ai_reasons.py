@@ -3,7 +3,8 @@
 Usage::
 
     conformance run --impl "<pydantic-ai adapter>" --report json:run.json
-    python tools/pydantic_ai_reasons.py run.json conformance/implementations/pydantic-ai/expectations.yaml
+    python tools/pydantic_ai_reasons.py run.json \
+        conformance/implementations/pydantic-ai/expectations.yaml
 
 Every failing case of the run (its report, ``conformance run --report json:``) gets one xfail
 entry whose reason names each difference between the request pydantic-ai sent and the expected
@@ -157,9 +158,10 @@ def canonical(item: Mapping[str, Any]) -> tuple[dict[str, Any], set[str]]:
         parts = []
         for part in content:
             if isinstance(part, Mapping) and part.get("annotations") == []:
-                part = {k: v for k, v in part.items() if k != "annotations"}
                 undone.add("output-message")
-            parts.append(part)
+                parts.append({k: v for k, v in part.items() if k != "annotations"})
+            else:
+                parts.append(part)
         out["content"] = parts
     return out, undone
 
@@ -229,7 +231,9 @@ def updates(expected: Sequence[Mapping[str, Any]], actual: Sequence[Mapping[str,
     return found or {"update-other"}
 
 
-def reasoning(expected: Sequence[Mapping[str, Any]], actual: Sequence[Mapping[str, Any]]) -> set[str]:
+def reasoning(
+    expected: Sequence[Mapping[str, Any]], actual: Sequence[Mapping[str, Any]]
+) -> set[str]:
     found: set[str] = set()
     want = [i for i in expected if kinds(i) == "reasoning"]
     got = [i for i in actual if kinds(i) == "reasoning"]
@@ -300,7 +304,7 @@ def reason_for(case: Any, verdict: Mapping[str, Any], detail: Mapping[str, Any])
             classes = classify_input(expected["input"], actual["input"])
     if not classes:
         return f"SPEC {case.spec}: the request differs at {detail.get('pointer')}"
-    return compose(classes, detail if outcome != "false_rejection" else detail)
+    return compose(classes, detail)
 
 
 def compose(classes: Iterable[str], detail: Mapping[str, Any]) -> str:

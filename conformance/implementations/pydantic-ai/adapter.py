@@ -55,7 +55,7 @@ import sys
 import traceback
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib import metadata
 from types import SimpleNamespace
 from typing import Any, BinaryIO, Final
@@ -70,7 +70,8 @@ DEFAULT_TARGET: Final = "openai"
 REPLAY_MODELS: Final = {"xai": "grok-4.6"}
 REPLAY_MODEL: Final = "gpt-6-astra"
 # The protocol's provider names (SPEC P4) and the ``provider_name`` pydantic-ai records for the
-# same service: ``OpenAIProvider.name``, ``OpenAICodexProvider.name`` (``providers/openai_codex.py``)
+# same service: ``OpenAIProvider.name``, ``OpenAICodexProvider.name``
+# (``providers/openai_codex.py``)
 # and the name an ``OpenAICompatibleProvider`` for xAI's Responses API is given.
 SYSTEMS: Final = {"openai": "openai", "codex": "openai-codex", "xai": "xai"}
 # A minimal completed response: the request is what is measured, not the answer.
@@ -93,7 +94,8 @@ RESPONSE: Final = {
     "tool_choice": "auto",
     "tools": [],
 }
-# SPEC F8's override members, and the pydantic-ai setting each one is (``models/openai/_settings.py``,
+# SPEC F8's override members, and the pydantic-ai setting each one is
+# (``models/openai/_settings.py``,
 # ``settings.py``); a member with no setting makes the case ``skipped``.
 METADATA_SETTINGS: Final = {
     "prompt_cache_key": "openai_prompt_cache_key",
@@ -103,7 +105,10 @@ METADATA_SETTINGS: Final = {
     "previous_response_id": "openai_previous_response_id",
     "max_output_tokens": "max_tokens",
 }
-REASONING_SETTINGS: Final = {"summary": "openai_reasoning_summary", "context": "openai_reasoning_context"}
+REASONING_SETTINGS: Final = {
+    "summary": "openai_reasoning_summary",
+    "context": "openai_reasoning_context",
+}
 
 
 class Reply(Exception):
@@ -126,7 +131,7 @@ class Refused(Exception):
 def stdout_to_stderr() -> Iterator[BinaryIO]:
     """Hands the real stdout to the protocol and points fd 1 at stderr, so nothing a library
     prints can corrupt the line stream."""
-    import os
+    import os  # noqa: PLC0415
 
     protocol = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
@@ -140,21 +145,20 @@ class PydanticAI:
     """The pieces of pydantic-ai the adapter calls, imported once."""
 
     def __init__(self) -> None:
-        import httpx2
-        from openai import AsyncOpenAI
-        from openai.types import responses
-        from openai.types.responses import ResponseCompactionItem
-
-        from pydantic_ai import _agent_graph, messages
-        from pydantic_ai.models import ModelRequestParameters
-        from pydantic_ai.models.openai import OpenAIResponsesModel
-        from pydantic_ai.models.openai._reasoning import map_reasoning_item
-        from pydantic_ai.models.openai._response_fields import map_compaction_item
-        from pydantic_ai.models.openai_codex import OpenAICodexModel
-        from pydantic_ai.profiles.openai import OpenAIModelProfile
-        from pydantic_ai.providers.openai import OpenAIProvider
-        from pydantic_ai.providers.openai_codex import OpenAICodexProvider
-        from pydantic_ai.providers.openai_compatible import OpenAICompatibleProvider
+        import httpx2  # noqa: PLC0415 - only inside the pydantic-ai env
+        from openai import AsyncOpenAI  # noqa: PLC0415
+        from openai.types import responses  # noqa: PLC0415
+        from openai.types.responses import ResponseCompactionItem  # noqa: PLC0415
+        from pydantic_ai import _agent_graph, messages  # noqa: PLC0415
+        from pydantic_ai.models import ModelRequestParameters  # noqa: PLC0415
+        from pydantic_ai.models.openai import OpenAIResponsesModel  # noqa: PLC0415
+        from pydantic_ai.models.openai._reasoning import map_reasoning_item  # noqa: PLC0415
+        from pydantic_ai.models.openai._response_fields import map_compaction_item  # noqa: PLC0415
+        from pydantic_ai.models.openai_codex import OpenAICodexModel  # noqa: PLC0415
+        from pydantic_ai.profiles.openai import OpenAIModelProfile  # noqa: PLC0415
+        from pydantic_ai.providers.openai import OpenAIProvider  # noqa: PLC0415
+        from pydantic_ai.providers.openai_codex import OpenAICodexProvider  # noqa: PLC0415
+        from pydantic_ai.providers.openai_compatible import OpenAICompatibleProvider  # noqa: PLC0415
 
         self.version = metadata.version("pydantic-ai-slim")
         self.httpx2 = httpx2
@@ -182,7 +186,7 @@ class Recorder:
     bodies: list[dict[str, Any]] = field(default_factory=list)
 
     def __call__(self, request: Any) -> Any:
-        import httpx2
+        import httpx2  # noqa: PLC0415
 
         body = json.loads(request.content)
         self.bodies.append(body)
@@ -190,11 +194,17 @@ class Recorder:
         if not body.get("stream"):
             return httpx2.Response(200, json=response)
         events = [
-            {"type": "response.created", "sequence_number": 0, "response": {**response, "status": "in_progress", "output": []}},
+            {
+                "type": "response.created",
+                "sequence_number": 0,
+                "response": {**response, "status": "in_progress", "output": []},
+            },
             {"type": "response.completed", "sequence_number": 1, "response": response},
         ]
         text = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
-        return httpx2.Response(200, content=text.encode(), headers={"content-type": "text/event-stream"})
+        return httpx2.Response(
+            200, content=text.encode(), headers={"content-type": "text/event-stream"}
+        )
 
 
 def system_of(provider: str) -> str:
@@ -313,7 +323,8 @@ class Mapper:
         )
 
     def text_parts(self, item: Mapping[str, Any], system: str) -> list[Any]:
-        """``_process_response``: one ``TextPart`` per output text, with the message's id and phase."""
+        """As ``_process_response`` stores a message: one ``TextPart`` per output text, with the
+        message's id and phase."""
         content = item.get("content")
         if isinstance(content, str):
             texts = [content]
@@ -325,7 +336,9 @@ class Mapper:
             raise skipped(f"pydantic-ai keeps no part for assistant content {describe(item)}")
         details = {"phase": item["phase"]} if "phase" in item else None
         return [
-            self.pa.m.TextPart(text, id=item.get("id"), provider_name=system, provider_details=details)
+            self.pa.m.TextPart(
+                text, id=item.get("id"), provider_name=system, provider_details=details
+            )
             for text in texts
         ]
 
@@ -355,18 +368,20 @@ class Mapper:
                 parts.append(m.SystemPromptPart(item["content"]))
             elif kind == "function_call_output":
                 name = self.tool_names.get(item["call_id"], "tool")
-                parts.append(
-                    m.ToolReturnPart(name, item["output"], tool_call_id=item["call_id"])
-                )
+                parts.append(m.ToolReturnPart(name, item["output"], tool_call_id=item["call_id"]))
             elif kind == "configuration_update":
                 effort = (item.get("reasoning") or {}).get("effort")
                 parts.append(m.ModelSettingsDeltaPart(settings={"thinking": effort}))
             elif kind == "compaction":
                 close()
                 system = system_of(self.issuer(message))
-                out.append(m.ModelResponse(parts=[self.compaction(item, system)], provider_name=system))
+                out.append(
+                    m.ModelResponse(parts=[self.compaction(item, system)], provider_name=system)
+                )
             else:
-                raise skipped(f"pydantic-ai keeps no part for a {message.get('role')} item {describe(item)}")
+                raise skipped(
+                    f"pydantic-ai keeps no part for a {message.get('role')} item {describe(item)}"
+                )
         close()
         return out
 
@@ -397,7 +412,9 @@ def describe(item: Any) -> str:
 # the request step
 
 
-def send(pa: PydanticAI, model: Any, messages: list[Any], settings: Mapping[str, Any] | None) -> None:
+def send(
+    pa: PydanticAI, model: Any, messages: list[Any], settings: Mapping[str, Any] | None
+) -> None:
     """The agent graph's request step (``_agent_graph.py``, ``ModelRequestNode``): clean the
     history, ``Model.prepare_messages``, then ``Model.request``. Raises :class:`Refused` when
     pydantic-ai raises before a request is recorded."""
@@ -441,7 +458,9 @@ def history_of(data: Mapping[str, Any]) -> tuple[list[Mapping[str, Any]], str | 
 
 def op_replay(pa: PydanticAI, data: Mapping[str, Any]) -> dict[str, Any]:
     if (data.get("options") or {}).get("conflict_policy") == "reject":
-        raise skipped("pydantic-ai has no strict conflict policy (SPEC D3 MAY): it detects no conflict")
+        raise skipped(
+            "pydantic-ai has no strict conflict policy (SPEC D3 MAY): it detects no conflict"
+        )
     target = data["target"]["provider"]
     messages, history_provider = history_of(data)
     mapped = Mapper(pa, target, history_provider).messages(messages)
@@ -457,23 +476,45 @@ def op_dedupe(pa: PydanticAI, data: Mapping[str, Any]) -> dict[str, Any]:
     entry is kept when its item is in that provider's request, in order, as pydantic-ai rebuilt
     it (``_map_thinking_to_reasoning_item``); otherwise it counts as dropped."""
     if (data.get("options") or {}).get("conflict_policy") == "reject":
-        raise skipped("pydantic-ai has no strict conflict policy (SPEC D3 MAY): it detects no conflict")
+        raise skipped(
+            "pydantic-ai has no strict conflict policy (SPEC D3 MAY): it detects no conflict"
+        )
     entries = data["entries"]
     history: list[dict[str, Any]] = []
     for index, entry in enumerate(entries):
-        history.append({"role": "user", "items": [{"type": "message", "role": "user", "content": f"turn {index}"}]})
-        history.append({"role": "assistant", "provider": entry["provider"], "items": [entry["item"]]})
-    history.append({"role": "user", "items": [{"type": "message", "role": "user", "content": "next"}]})
+        history.append(
+            {
+                "role": "user",
+                "items": [{"type": "message", "role": "user", "content": f"turn {index}"}],
+            }
+        )
+        history.append(
+            {"role": "assistant", "provider": entry["provider"], "items": [entry["item"]]}
+        )
+    history.append(
+        {"role": "user", "items": [{"type": "message", "role": "user", "content": "next"}]}
+    )
     decisions: list[str | None] = [None] * len(entries)
     for provider in dict.fromkeys(entry["provider"] for entry in entries):
-        sent = op_replay(pa, {"history": {"form": "items", "messages": history}, "target": {"provider": provider, "transport": "sse"}})
+        sent = op_replay(
+            pa,
+            {
+                "history": {"form": "items", "messages": history},
+                "target": {"provider": provider, "transport": "sse"},
+            },
+        )
         reasoning = [item for item in sent["input"] if item.get("type") == "reasoning"]
         for index, entry in enumerate(entries):
             if entry["provider"] != provider:
                 continue
             item = entry["item"]
             found = next(
-                (n for n, r in enumerate(reasoning) if r.get("id") == item.get("id") and r.get("encrypted_content") == item.get("encrypted_content")),
+                (
+                    n
+                    for n, r in enumerate(reasoning)
+                    if r.get("id") == item.get("id")
+                    and r.get("encrypted_content") == item.get("encrypted_content")
+                ),
                 None,
             )
             if found is None:
@@ -498,7 +539,10 @@ def plan_settings(data: Mapping[str, Any]) -> tuple[str, dict[str, Any], dict[st
     model's own settings; ``metadata`` becomes the request's, member by member
     (``METADATA_SETTINGS``); a member pydantic-ai has no setting for makes the case skipped."""
     model = data.get("model")
-    instance: dict[str, Any] = {"openai_store": False, "openai_prompt_cache_key": data.get("instance_key")}
+    instance: dict[str, Any] = {
+        "openai_store": False,
+        "openai_prompt_cache_key": data.get("instance_key"),
+    }
     desired = data.get("desired_effort")
     if desired is not None:
         instance["thinking"] = thinking_of(desired)
@@ -515,7 +559,10 @@ def plan_settings(data: Mapping[str, Any]) -> tuple[str, dict[str, Any], dict[st
             model = value
         elif name == "reasoning":
             if not isinstance(value, Mapping):
-                raise skipped(f"reasoning {describe(value)}: pydantic-ai has no request-level reasoning object setting")
+                raise skipped(
+                    f"reasoning {describe(value)}: pydantic-ai has no setting for a reasoning "
+                    "that is not an object"
+                )
             for member, setting in value.items():
                 if setting is None:
                     continue
@@ -572,7 +619,11 @@ def record_efforts(
                 continue
             settings = {"thinking": thinking_of(effort)}
         pa.graph._record_model_settings_changes(
-            StepContext(), model, dict(settings) if settings else None, messages[: index + 1], [message]
+            StepContext(),
+            model,
+            dict(settings) if settings else None,
+            messages[: index + 1],
+            [message],
         )
 
 
@@ -581,7 +632,9 @@ def op_plan(pa: PydanticAI, data: Mapping[str, Any]) -> dict[str, Any]:
     if transport != "sse":
         raise skipped(f"transport {transport}: the offline transport records HTTP requests only")
     if data.get("endpoint", "responses") != "responses":
-        raise skipped("the standalone compact endpoint (Model.compact_messages) is not driven by this adapter")
+        raise skipped(
+            "the standalone compact endpoint (Model.compact_messages) is not driven by this adapter"
+        )
     target = data.get("target_provider", DEFAULT_TARGET)
     model_name, instance, request = plan_settings(data)
     registry = data.get("update_capable_models")
@@ -590,11 +643,21 @@ def op_plan(pa: PydanticAI, data: Mapping[str, Any]) -> dict[str, Any]:
     mapped = mapper.messages(messages)
     recorder = Recorder()
     update_capable = frozenset(registry) if isinstance(registry, list) else None
-    model = make_model(pa, target, model_name, recorder, settings=instance, update_capable=update_capable)
+    model = make_model(
+        pa, target, model_name, recorder, settings=instance, update_capable=update_capable
+    )
     record_efforts(pa, model, mapped, mapper.efforts, request)
     send(pa, model, mapped, request)
     body = recorded_request(recorder)
-    fields = ("model", "store", "include", "reasoning", "prompt_cache_key", "input", "previous_response_id")
+    fields = (
+        "model",
+        "store",
+        "include",
+        "reasoning",
+        "prompt_cache_key",
+        "input",
+        "previous_response_id",
+    )
     return {"request": {name: body[name] for name in fields if name in body}, "diagnostics": []}
 
 
@@ -604,7 +667,9 @@ def op_defaults(pa: PydanticAI, data: Mapping[str, Any]) -> dict[str, Any]:
     messages = [pa.m.ModelRequest(parts=[pa.m.UserPromptPart("hello")])]
     send(pa, model, messages, None)
     body = recorded_request(recorder)
-    return {"request": {name: value for name, value in body.items() if name not in ("input", "stream")}}
+    return {
+        "request": {name: value for name, value in body.items() if name not in ("input", "stream")}
+    }
 
 
 HANDLERS: Final[dict[str, Callable[[PydanticAI, Mapping[str, Any]], dict[str, Any]]]] = {
@@ -648,7 +713,10 @@ def handle(pa: PydanticAI, request: Any) -> dict[str, Any] | None:
     except Exception as error:
         return {
             "seq": seq,
-            "error": {"message": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()},
+            "error": {
+                "message": f"{type(error).__name__}: {error}",
+                "traceback": traceback.format_exc(),
+            },
         }
     return {"seq": seq, "output": output}
 
