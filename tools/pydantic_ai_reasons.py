@@ -56,6 +56,11 @@ DIFFERENCES: Final[dict[str, tuple[str, str]]] = {
         "assistant message items are sent to xAI with their `id` (no xAI policy: "
         f"{MAP}::_map_response_text_part sends the id of a message from the same provider)",
     ),
+    "foreign-id-dropped": (
+        "P2",
+        "the ids of another provider's own items are not sent (should_send_item_id needs the "
+        f"same provider: {MAP}::_map_response_part)",
+    ),
     "duplicate": (
         "D2",
         "an exact duplicate reasoning item is sent again: pydantic-ai has no reasoning dedupe "
@@ -104,10 +109,11 @@ DIFFERENCES: Final[dict[str, tuple[str, str]]] = {
         f"_agent_graph.py::_record_model_settings_changes, {MAP}::_effort_delta_request)",
     ),
     "effort": (
-        "F1",
+        "F1/F10",
         "the request-level effort differs: pydantic-ai's baseline is the window's first "
-        f"ModelSettingsDeltaPart ({MAP}::_effort_delta_request, models/__init__.py::"
-        "_effort_window_baseline)",
+        "ModelSettingsDeltaPart, its update-capable models are those of its own profile "
+        f"(profiles/openai.py::_GPT_6_MODEL_PREFIXES, {MAP}::_effort_delta_request, "
+        "models/__init__.py::_effort_window_baseline)",
     ),
     "key": (
         "K2",
@@ -204,6 +210,11 @@ def classify_input(expected: Sequence[Any], actual: Sequence[Any]) -> set[str]:
             for e, a in zip(others_e, others_a, strict=True)
         ):
             found.add("xai-message-id")
+        elif len(others_a) == len(others_e) and all(
+            same({k: v for k, v in e.items() if k != "id"}, a)
+            for e, a in zip(others_e, others_a, strict=True)
+        ):
+            found.add("foreign-id-dropped")
         else:
             found.add("own-item")
     return found
