@@ -252,7 +252,7 @@ def dask_engine(
                     n_workers=workers,
                     threads_per_worker=1,
                     processes=True,
-                    dashboard_address=None,
+                    dashboard_address=":0",  # any free port: 8787 may be taken
                 )
                 stack.enter_context(cluster)
                 client = distributed.Client(cluster, set_as_default=False)
