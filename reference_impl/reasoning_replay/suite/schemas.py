@@ -33,6 +33,7 @@ RUN_REQUEST = "protocol/run-request.schema.json"
 RUN_RESPONSE = "protocol/run-response.schema.json"
 STOP_REQUEST = "protocol/stop-request.schema.json"
 TRACEABILITY = "traceability.schema.json"
+ITEMS_HISTORY = "protocol/items-history.schema.json"
 
 ALL = (
     VECTOR_FILE,
@@ -47,6 +48,7 @@ ALL = (
     RUN_RESPONSE,
     STOP_REQUEST,
     TRACEABILITY,
+    ITEMS_HISTORY,
 )
 
 
