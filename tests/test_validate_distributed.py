@@ -13,6 +13,8 @@ import io
 import json
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -349,3 +351,29 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path: Path) -> None
         status, out, err = run("--scheduler", "tcp://127.0.0.1:1", str(root))
     assert (status, out) == (2, "") and "cannot connect to tcp://127.0.0.1:1" in err
     assert len(err.splitlines()) == 1
+
+
+# --- the benchmark --------------------------------------------------------------------------------
+
+
+def test_the_cluster_benchmark_reports_scaling_memory_load_and_ten_tb(tmp_path: Path) -> None:
+    """tools/bench_distributed.py at a tiny size: the figures' shape, never a speed."""
+    tool = Path(__file__).resolve().parent.parent / "tools" / "bench_distributed.py"
+    figures = tmp_path / "figures.json"
+    argv = ["--size-mb", "3", "--rounds", "1", "--dir", str(tmp_path / "store")]
+    done = subprocess.run(
+        [sys.executable, str(tool), *argv, "--json", str(figures)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    document = json.loads(figures.read_text(encoding="utf-8"))
+    assert set(document["methods"]) == {"workers1", "workers2"}
+    for row in document["methods"].values():
+        assert row["mb_per_s"]["median"] > 0 and row["ten_tb"]["hours_1_worker"] > 0
+    assert document["scaling_2_vs_1"]["goal"] == 1.8 and document["scaling_2_vs_1"]["median"] > 0
+    assert document["memory"]["largest_file_mb"] > 0
+    assert len(document["harness"]["machine"]["load_average_start"]) == 3
+    assert "2 workers vs 1:" in done.stdout

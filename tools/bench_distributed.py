@@ -15,11 +15,12 @@ round (their start-up is printed, not timed), and the command's process is the c
 ``conformance validate --scheduler`` is.
 
 Printed, and written with ``--json``: each method's seconds and MB/s (median and range), the
-scaling ``workers1 / workers2`` (time ratio within each round: 2.0 is perfect), the workers' CPU
-seconds per round and the bytes they validate per CPU second, the client's and the workers' peak
-resident memory beside the largest file, the load average before and after, and the time to
-validate 10 TB (10^13 bytes) extrapolated from the measured throughput per worker (the median
-rounds of each cluster), on one worker and on 100.
+scaling ``workers1 / workers2`` (time ratio within each round: 2.0 is perfect), the workers' and
+the client's CPU seconds per run and the bytes validated per CPU second of each, the client's and
+the workers' peak resident memory beside the largest file, the load average before and after, and
+the time to validate 10 TB (10^13 bytes) extrapolated from the measured throughput per worker
+(the median rounds of each cluster), on one worker and on 100; and the same at a whole core per
+worker (bytes per worker CPU second), what an unloaded machine would give.
 """
 
 from __future__ import annotations
@@ -68,9 +69,12 @@ def cluster(workers: int) -> tuple[Any, Any]:
     return local, distributed.Client(local, set_as_default=False)
 
 
-def validate_trial(root: Path, client: Any, cpu: list[float], statuses: set[int]) -> Trial:
+def validate_trial(
+    root: Path, client: Any, cpu: dict[str, list[float]], statuses: set[int]
+) -> Trial:
     """One whole run on ``client``'s cluster, its report written and thrown away; records the
-    workers' CPU seconds and the exit status."""
+    workers' CPU seconds, this process's (the client, and here the scheduler too) and the exit
+    status."""
     from reasoning_replay.history.distributed import DaskEngine  # noqa: PLC0415
     from reasoning_replay.history.report_formats import JsonWriter  # noqa: PLC0415
     from reasoning_replay.history.validate_run import run_validate  # noqa: PLC0415
@@ -79,12 +83,13 @@ def validate_trial(root: Path, client: Any, cpu: list[float], statuses: set[int]
         return sum(client.run(_cpu_s).values())
 
     def trial() -> float:
-        before = workers_cpu()
+        before, client_before = workers_cpu(), _cpu_s()
         with Path(os.devnull).open("w", encoding="utf-8") as sink:
             started = time.perf_counter()
             totals = run_validate([str(root)], writer=JsonWriter(sink), engine=DaskEngine(client))
             elapsed = time.perf_counter() - started
-        cpu.append(workers_cpu() - before)
+        cpu["client"].append(_cpu_s() - client_before)
+        cpu["workers"].append(workers_cpu() - before)
         statuses.add(totals.exit_status)
         return elapsed
 
@@ -125,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"store: {len(paths)} history files, {size / 1e6:.0f} MB, largest "
               f"{largest / 1e6:.1f} MB, in {root}", file=sys.stderr)  # fmt: skip
 
-        cpu: dict[str, list[float]] = {"workers1": [], "workers2": []}
+        cpu = {name: {"client": [], "workers": []} for name in ("workers1", "workers2")}
         statuses: set[int] = set()
         methods: dict[str, Trial] = {}
         startup: dict[str, float] = {}
@@ -143,6 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, workers in (("workers1", 1), ("workers2", 2)):
             spread = rounds.spread(name)
             per_worker = size / spread.median / workers
+            worker_cpu = statistics.median(cpu[name]["workers"])
+            client_cpu = statistics.median(cpu[name]["client"])
             rows[name] = {
                 "workers": workers,
                 "startup_s": startup[name],
@@ -153,9 +160,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "max": round(size / 1e6 / spread.min, 1),
                 },
                 "mb_per_s_per_worker": round(per_worker / 1e6, 1),
-                "worker_cpu_s": round(statistics.median(cpu[name]), 2),
-                "mb_per_worker_cpu_s": round(size / 1e6 / statistics.median(cpu[name]), 1),
+                "worker_cpu_s": round(worker_cpu, 2),
+                "client_cpu_s": round(client_cpu, 2),
+                "mb_per_worker_cpu_s": round(size / 1e6 / worker_cpu, 1),
+                "mb_per_client_cpu_s": round(size / 1e6 / client_cpu, 1),
                 "ten_tb": extrapolate(per_worker),
+                "ten_tb_unloaded": extrapolate(size / worker_cpu),
             }
         peak_workers = max(max(client.run(_peak_rss_mb).values()) for _, client in clusters)
         memory = {
@@ -172,9 +182,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(
                 f"{name}: {mbps['median']} ({mbps['min']}–{mbps['max']}) MB/s, "
                 f"{row['mb_per_s_per_worker']} MB/s per worker, {row['mb_per_worker_cpu_s']} MB "
-                f"per worker CPU second; start-up {row['startup_s']} s; 10 TB: "
-                f"{row['ten_tb']['hours_1_worker']} h on 1 worker, "
-                f"{row['ten_tb']['hours_100_workers']} h on 100"
+                f"per worker CPU second, {row['mb_per_client_cpu_s']} MB per client CPU second; "
+                f"start-up {row['startup_s']} s; 10 TB: {row['ten_tb']['hours_1_worker']} h on 1 "
+                f"worker, {row['ten_tb']['hours_100_workers']} h on 100 (at a whole core each: "
+                f"{row['ten_tb_unloaded']['hours_1_worker']} h, "
+                f"{row['ten_tb_unloaded']['hours_100_workers']} h)"
             )
         print(
             f"2 workers vs 1: {scaling.format('.2f', '×')} (goal >= 1.8); memory: client "
