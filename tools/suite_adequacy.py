@@ -3840,6 +3840,11 @@ def m_nesting_bound_257(p: Patcher) -> None:
     p.set(redaction, "MAX_REDACTION_DEPTH", 257)
 
 
+@mutant("R2", "rule 4's bound is off by one: an array or object inside 255 others is replaced")
+def m_nesting_bound_255(p: Patcher) -> None:
+    p.set(redaction, "MAX_REDACTION_DEPTH", 255)
+
+
 @mutant(
     "D2", "a conflict is decided before a duplicate: a copy of a conflicting item is a conflict"
 )
