@@ -15,8 +15,9 @@ What one line is searched for (SPEC H8):
 3. In every value found, at any depth: each member named ``encrypted_content`` in any ASCII case
    whose value is a string of at least 16 characters (code points, after JSON unescaping) is a
    finding, with the digest of that string. Every other string, member names included, is
-   searched again as a text, by these same steps: that is how an envelope stored as a JSON string inside another JSON text
-   (JSON in JSON, as in history files and logs of them) is found.
+   searched again as a text, by these same steps: that is how an envelope stored as a JSON
+   string inside another JSON text (JSON in JSON, as in history files and logs of them) is
+   found.
 4. A text (a line, an embedded span, or a string) whose JSON value is an object with ``schema``
    exactly ``fast-agent.openai-responses.reasoning-replay`` and some ``encrypted_content`` member
    holding a non-empty string is an envelope text: one finding, with the digest of the envelope's
