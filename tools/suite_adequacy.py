@@ -3584,6 +3584,18 @@ def m_non_string_desired_effort_ignored(p: Patcher) -> None:
     p.everywhere(original, mutated)
 
 
+@mutant(
+    "F6", "a record of a model that is not update-capable may hold any effort (none is checked)"
+)
+def m_other_model_record_effort_allowed(p: Patcher) -> None:
+    original = cache_state.effort_allowed
+
+    def mutated(effort: object, update_capable: bool) -> bool:
+        return original(effort, update_capable) or (not update_capable and isinstance(effort, str))
+
+    p.everywhere(original, mutated)
+
+
 @mutant("F8", "a stored configuration update rejects a plan for the compact endpoint")
 def m_stored_update_rejects_compact(p: Patcher) -> None:
     original = planner.plan_request
