@@ -8,9 +8,9 @@ use crate::json::{escape_body, parse_document, quote, Node, NodeKind, Value, WSt
 use crate::redaction::{
     diagnostic_view, is_reasoning_object, is_replacement, is_sensitive, is_view, replacement, Redactor, StringMap,
 };
-use crate::replay::{channel, text_of_block, REPLAY_CHANNEL};
+use crate::history::{channel, text_of_block, DISPLAY_CHANNEL, REPLAY_CHANNEL};
 use crate::textscan::{read_text, Piece, Reading, LENIENT};
-use crate::validate::{has_history_shape, DISPLAY_CHANNEL};
+use crate::validate::has_history_shape;
 
 /// H6: the top-level member holding the export marker.
 pub const MARKER: &str = "reasoning_replay_export";

@@ -2,13 +2,18 @@
 //! per concept. The adapter protocol (PROTOCOL.md) is in [`protocol`].
 
 pub mod base64;
+pub mod cache_state;
 pub mod capture;
 pub mod dedupe;
+pub mod defaults;
 pub mod envelope;
 pub mod export;
+pub mod history;
 pub mod json;
+pub mod overrides;
 pub mod planner;
 pub mod protocol;
+pub mod providers;
 pub mod redaction;
 pub mod replay;
 pub mod scan;

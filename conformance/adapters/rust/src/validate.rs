@@ -1,14 +1,12 @@
 //! Stored-history validation (SPEC §10: H1 shape, H3 findings, H4 permissions) and the display
 //! consistency of ST3.
 
+use crate::cache_state::{effort_valid_for, read_record, RecordRead, DEFAULT_UPDATE_CAPABLE};
 use crate::dedupe::{Decision, Deduper};
 use crate::envelope::{read_block, Verdict};
+use crate::history::{channel, has_role, recorded_provider, text_of_block, HistoryForm, DISPLAY_CHANNEL, REPLAY_CHANNEL};
 use crate::json::{parse_document, ParseOptions, Value, WStr};
-use crate::planner::{effort_valid_for, read_record, RecordRead, DEFAULT_UPDATE_CAPABLE};
-use crate::replay::{channel, recorded_provider, text_of_block, REPLAY_CHANNEL};
-
-/// ST2: the display channel.
-pub const DISPLAY_CHANNEL: &str = "reasoning";
+use crate::providers::ProviderNames;
 
 /// H1: whether a value has the shape of a history file: a top-level object whose `messages` is
 /// an array of objects, each with `role` `"user"` or `"assistant"` and `content` an array, and,
@@ -116,7 +114,11 @@ pub fn display_consistent(items: &[Value], display_blocks: &[Value]) -> bool {
 /// H3: the severity of a code.
 pub fn severity(code: &str) -> &'static str {
     match code {
-        "legacy_minimal_record" | "raw_sdk_snapshot" | "dedupe_exact_duplicate" | "block_not_text"
+        "legacy_minimal_record"
+        | "raw_sdk_snapshot"
+        | "dedupe_exact_duplicate"
+        | "dedupe_id_ciphertext_conflict"
+        | "block_not_text"
         | "display_replay_mismatch" => "warning",
         "redacted_record" => "note",
         _ => "error",
@@ -159,6 +161,8 @@ pub enum HistoryText<'a> {
 pub struct ValidateOptions<'a> {
     /// H3: the file's provider (messages that record none, and the target).
     pub provider: WStr,
+    /// P4: the registry of §18.2 extended by the validator's provider-name mapping.
+    pub names: ProviderNames,
     /// H4: the file's and its directory's permission bits, when known.
     pub file_mode: Option<u32>,
     pub directory_mode: Option<u32>,
@@ -249,9 +253,10 @@ fn check_messages(history: &Value, opts: &ValidateOptions, report: &mut Report) 
     let mut dedupe = Deduper::new();
     let mut as_stored = true;
     let registry = [WStr::from(DEFAULT_UPDATE_CAPABLE)];
+    let file_issuer = opts.names.issuer_of(&opts.provider);
     for (mi, m) in messages.iter().enumerate() {
         let at = |code, bi, rank| Finding { code, location: Some((mi, bi)), rank };
-        let is_assistant = matches!(m.get("role"), Some(r) if r.is_str("assistant"));
+        let is_assistant = has_role(m, "assistant");
         let blocks: &[Value] = channel(m, REPLAY_CHANNEL).map(|b| b.as_slice()).unwrap_or(&[]);
         if !is_assistant {
             // Replay channels of other messages are not read here; they would not be sent.
@@ -260,6 +265,8 @@ fn check_messages(history: &Value, opts: &ValidateOptions, report: &mut Report) 
             }
             continue;
         }
+        // P4: a block's issuer is its message's recorded provider's, else the file's.
+        let issuer = recorded_provider(m).map_or_else(|| file_issuer.clone(), |p| opts.names.issuer_of(p));
         let mut items = Vec::new();
         let mut all_resumable = true;
         for (bi, block) in blocks.iter().enumerate() {
@@ -283,12 +290,12 @@ fn check_messages(history: &Value, opts: &ValidateOptions, report: &mut Report) 
                 }
             };
             report.resumable += 1;
-            // P4: the issuer is the message's provider, else the file's provider.
-            let issuer = recorded_provider(m).unwrap_or(&opts.provider);
-            if *issuer != opts.provider {
+            // H3: a block that would not replay to the file's provider takes no part in the
+            // file's deduplication.
+            if issuer != file_issuer {
                 report.provider_mismatch += 1;
             } else {
-                match dedupe.decide(issuer, &item) {
+                match dedupe.decide(&issuer, &item) {
                     Decision::Keep => {}
                     Decision::DropDuplicate => located.push(at("dedupe_exact_duplicate", bi, 2)),
                     Decision::KeepConflict => located.push(at("dedupe_id_ciphertext_conflict", bi, 2)),
@@ -297,7 +304,7 @@ fn check_messages(history: &Value, opts: &ValidateOptions, report: &mut Report) 
             items.push(item);
         }
         // F6, checked against the record's own model.
-        match read_record(m) {
+        match read_record(m, HistoryForm::Channels) {
             RecordRead::None => {}
             RecordRead::Malformed => located.push(at("cache_state_invalid", 0, 1)),
             RecordRead::Structured(r) => {
@@ -308,7 +315,7 @@ fn check_messages(history: &Value, opts: &ValidateOptions, report: &mut Report) 
         }
         // ST3: checked when the display channel holds a block and the replay channel holds at
         // least one block, every one resumable.
-        if let Some(display) = channel(m, crate::validate::DISPLAY_CHANNEL) {
+        if let Some(display) = channel(m, DISPLAY_CHANNEL) {
             if !display.is_empty() && !blocks.is_empty() && all_resumable && !display_consistent(&items, display) {
                 located.push(at("display_replay_mismatch", 0, 3));
             }
@@ -326,7 +333,7 @@ fn check_messages(history: &Value, opts: &ValidateOptions, report: &mut Report) 
 fn blocks_total(messages: &[Value]) -> u64 {
     messages
         .iter()
-        .filter(|m| matches!(m.get("role"), Some(r) if r.is_str("assistant")))
+        .filter(|m| has_role(m, "assistant"))
         .map(|m| channel(m, REPLAY_CHANNEL).map_or(0, |b| b.len() as u64))
         .sum()
 }
@@ -362,7 +369,7 @@ mod tests {
         let w = WStr::from(history);
         validate(
             HistoryText::Chars(&w),
-            &ValidateOptions { provider: WStr::from("openai"), file_mode: None, directory_mode: None, file_name: None },
+            &ValidateOptions { provider: WStr::from("openai"), names: ProviderNames::registry_only(), file_mode: None, directory_mode: None, file_name: None },
         )
     }
 
@@ -453,12 +460,12 @@ mod tests {
         let bad = [0xffu8];
         let r = validate(
             HistoryText::Bytes(&bad),
-            &ValidateOptions { provider: WStr::from("openai"), file_mode: Some(0o644), directory_mode: Some(0o755), file_name: None },
+            &ValidateOptions { provider: WStr::from("openai"), names: ProviderNames::registry_only(), file_mode: Some(0o644), directory_mode: Some(0o755), file_name: None },
         );
         assert_eq!(codes(&r), [("history_unreadable", None), ("file_mode_too_open", None), ("directory_mode_too_open", None)]);
         let ok = validate(
             HistoryText::Chars(&WStr::from("{\"messages\":[]}")),
-            &ValidateOptions { provider: WStr::from("openai"), file_mode: Some(0o600), directory_mode: Some(0o700), file_name: None },
+            &ValidateOptions { provider: WStr::from("openai"), names: ProviderNames::registry_only(), file_mode: Some(0o600), directory_mode: Some(0o700), file_name: None },
         );
         assert!(ok.findings.is_empty() && ok.replays_as_stored);
     }
