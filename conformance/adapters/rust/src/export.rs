@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use crate::envelope::{read_block, Verdict, REDACTED_SCHEMA};
 use crate::json::{escape_body, parse_document, quote, Node, NodeKind, Value, WStr};
 use crate::redaction::{
-    diagnostic_view, is_reasoning_object, is_replacement, is_sensitive, is_view, replacement, Redactor, StringMap,
+    diagnostic_view, is_pair_value, is_reasoning_object, is_replacement, is_sensitive, is_view, pair_name,
+    replacement, Redactor, StringMap,
 };
 use crate::history::{channel, text_of_block, DISPLAY_CHANNEL, REPLAY_CHANNEL};
 use crate::textscan::{read_text, Piece, Reading, LENIENT};
@@ -31,13 +32,9 @@ pub fn export(history: &Value, mode: ExportMode, drop_display: bool) -> Result<V
     }
     let members = history.as_object().map(|m| m.as_slice()).unwrap_or(&[]);
     // H6 step 5: the marker is the last member, replacing any earlier one.
-    let kept = members.iter().filter(|(k, _)| !k.eq_str(MARKER));
     let mut out: Vec<(WStr, Value)> = match mode {
-        ExportMode::Resumable => kept.cloned().collect(),
-        ExportMode::Redacted => {
-            let mut texts = TextRedactor::default();
-            kept.map(|(k, v)| redact_top_member(k, v, drop_display, &mut texts)).collect()
-        }
+        ExportMode::Resumable => members.iter().filter(|(k, _)| !k.eq_str(MARKER)).cloned().collect(),
+        ExportMode::Redacted => redact_top(members, drop_display, &mut TextRedactor::default()),
     };
     let marker = match mode {
         ExportMode::Resumable => Value::obj(vec![
@@ -66,44 +63,58 @@ fn duplicates_display(history: &Value) -> bool {
     })
 }
 
-/// H6 step 1: the top-level object member by member; `messages` message by message.
-fn redact_top_member(name: &WStr, v: &Value, drop_display: bool, texts: &mut TextRedactor) -> (WStr, Value) {
-    if name.eq_str("messages") {
-        if let Value::Array(msgs) = v {
-            let out = msgs.iter().map(|m| redact_message(m, drop_display, texts)).collect();
-            return (texts.map(name), Value::Array(out));
-        }
-    }
-    Redactor { strings: texts, nesting_rule: true }.member(name, v, 0)
+/// H6 step 1: the top-level object member by member (R2 rule 2, never taken for a reasoning
+/// item); `messages` message by message.
+fn redact_top(members: &[(WStr, Value)], drop_display: bool, texts: &mut TextRedactor) -> Vec<(WStr, Value)> {
+    let pair = Redactor { strings: texts, nesting_rule: true }.pair_of(members);
+    members
+        .iter()
+        .filter(|(k, _)| !k.eq_str(MARKER))
+        .map(|(k, v)| match v {
+            Value::Array(msgs) if k.eq_str("messages") => {
+                let out = msgs.iter().map(|m| redact_message(m, drop_display, texts)).collect();
+                (texts.map(k), Value::Array(out))
+            }
+            _ => Redactor { strings: texts, nesting_rule: true }.member(k, v, 0, pair.as_ref()),
+        })
+        .collect()
 }
 
 /// H6 step 1: a message (inside the top-level object and `messages`: depth 2) member by member,
 /// its `channels` object member by member.
 fn redact_message(m: &Value, drop_display: bool, texts: &mut TextRedactor) -> Value {
     let Value::Object(members) = m else { return Redactor { strings: texts, nesting_rule: true }.value(m, 2) };
+    let pair = Redactor { strings: texts, nesting_rule: true }.pair_of(members);
     let mut out = Vec::with_capacity(members.len());
     for (k, v) in members {
         match v {
             Value::Object(channels) if k.eq_str("channels") => {
-                let mut ch_out = Vec::with_capacity(channels.len());
-                for (cname, blocks) in channels {
-                    if drop_display && cname.eq_str(DISPLAY_CHANNEL) {
-                        continue;
-                    }
-                    match blocks {
-                        Value::Array(bs) if cname.eq_str(REPLAY_CHANNEL) => {
-                            let redacted = bs.iter().map(|b| redact_replay_block(b, texts)).collect();
-                            ch_out.push((texts.map(cname), Value::Array(redacted)));
-                        }
-                        _ => ch_out.push(Redactor { strings: texts, nesting_rule: true }.member(cname, blocks, 3)),
-                    }
-                }
-                out.push((texts.map(k), Value::Object(ch_out)));
+                out.push((texts.map(k), Value::Object(redact_channels(channels, drop_display, texts))));
             }
-            _ => out.push(Redactor { strings: texts, nesting_rule: true }.member(k, v, 2)),
+            _ => out.push(Redactor { strings: texts, nesting_rule: true }.member(k, v, 2, pair.as_ref())),
         }
     }
     Value::Object(out)
+}
+
+/// H6 step 1: a message's `channels` object (inside three containers) member by member; the
+/// replay channel's blocks as step 3 says; the display channel dropped when asked.
+fn redact_channels(channels: &[(WStr, Value)], drop_display: bool, texts: &mut TextRedactor) -> Vec<(WStr, Value)> {
+    let pair = Redactor { strings: texts, nesting_rule: true }.pair_of(channels);
+    let mut out = Vec::with_capacity(channels.len());
+    for (name, blocks) in channels {
+        if drop_display && name.eq_str(DISPLAY_CHANNEL) {
+            continue;
+        }
+        match blocks {
+            Value::Array(bs) if name.eq_str(REPLAY_CHANNEL) => {
+                let redacted = bs.iter().map(|b| redact_replay_block(b, texts)).collect();
+                out.push((texts.map(name), Value::Array(redacted)));
+            }
+            _ => out.push(Redactor { strings: texts, nesting_rule: true }.member(name, blocks, 3, pair.as_ref())),
+        }
+    }
+    out
 }
 
 /// H2: the compact text of a redacted record.
@@ -142,13 +153,14 @@ fn redact_replay_block(b: &Value, texts: &mut TextRedactor) -> Value {
         Verdict::Resumable(_) => texts.map(&record_text("resumable", block_item_view(text))),
     };
     let members = b.as_object().map(|m| m.as_slice()).unwrap_or(&[]);
+    let pair = Redactor { strings: texts, nesting_rule: true }.pair_of(members);
     let out = members
         .iter()
         .map(|(k, v)| {
             if k.eq_str("text") {
                 (k.clone(), Value::String(new_text.clone()))
             } else {
-                Redactor { strings: texts, nesting_rule: true }.member(k, v, 5)
+                Redactor { strings: texts, nesting_rule: true }.member(k, v, 5, pair.as_ref())
             }
         })
         .collect();
@@ -250,18 +262,33 @@ impl TextRedactor {
                     }
                     return;
                 }
-                for m in members {
-                    let name = self.redact_text(&m.name);
+                // R2 rule 2, on the names and strings as text redaction keeps them.
+                let names: Vec<WStr> = members.iter().map(|m| self.redact_text(&m.name)).collect();
+                let strings: Vec<Value> = members
+                    .iter()
+                    .map(|m| match &m.value.kind {
+                        NodeKind::Str(s) => Value::String(self.redact_text(s)),
+                        _ => Value::Null,
+                    })
+                    .collect();
+                let pair = pair_name(names.iter().zip(strings.iter())).cloned();
+                for (m, name) in members.iter().zip(names) {
                     if name != m.name {
                         edits.push((m.name_start, m.name_end, quote(&name)));
                     }
-                    if is_sensitive(&name) {
-                        let value = m.value.to_value(src);
-                        if !is_replacement(&value, &name) {
-                            edits.push((m.value.start, m.value.end, replacement(&name, &value).to_compact()));
-                        }
+                    let replaced_as = if is_sensitive(&name) {
+                        Some(name)
                     } else {
-                        self.edit_node(&m.value, src, edits);
+                        pair.clone().filter(|_| is_pair_value(&name))
+                    };
+                    match replaced_as {
+                        Some(as_name) => {
+                            let value = m.value.to_value(src);
+                            if !is_replacement(&value, &as_name) {
+                                edits.push((m.value.start, m.value.end, replacement(&as_name, &value).to_compact()));
+                            }
+                        }
+                        None => self.edit_node(&m.value, src, edits),
                     }
                 }
             }
