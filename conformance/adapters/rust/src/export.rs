@@ -3,14 +3,14 @@
 
 use std::collections::HashMap;
 
-use crate::envelope::{read_block, Verdict, REDACTED_SCHEMA};
-use crate::json::{escape_body, parse_document, quote, Node, NodeKind, Value, WStr};
+use crate::envelope::{parse_ijson, read_block, Verdict, REDACTED_SCHEMA};
+use crate::json::{escape_body, quote, Node, NodeKind, Value, WStr};
 use crate::redaction::{
     diagnostic_view, is_pair_value, is_reasoning_object, is_replacement, is_sensitive, is_view, pair_name,
     replacement, Redactor, StringMap,
 };
 use crate::history::{channel, text_of_block, DISPLAY_CHANNEL, REPLAY_CHANNEL};
-use crate::textscan::{read_text, Piece, Reading, LENIENT};
+use crate::textscan::{read_text, Piece, Reading};
 use crate::validate::has_history_shape;
 
 /// H6: the top-level member holding the export marker.
@@ -128,11 +128,12 @@ fn record_text(was: &str, view: Value) -> WStr {
     .to_compact_wstr()
 }
 
-/// H2: the reasoning item of a block text: the envelope's `item` when it has one (an object),
-/// else the block's object itself when it has an `encrypted_content` member; read leniently.
+/// H2: the view of a block's reasoning item: the envelope's `item` when it has one (an
+/// object), else the block's object itself when it has an `encrypted_content` member, else
+/// `null`. A text that is not one I-JSON text (E6 steps 1–5) denotes no value, so it has no
+/// item to view.
 fn block_item_view(text: &WStr) -> Value {
-    let Ok((node, _)) = parse_document(text.as_bytes(), LENIENT) else { return Value::Null };
-    let v = node.to_value(text.as_bytes());
+    let Ok(v) = parse_ijson(text.as_bytes()) else { return Value::Null };
     match v.get("item") {
         Some(item @ Value::Object(_)) => diagnostic_view(item),
         _ if v.is_object() && v.has("encrypted_content") => diagnostic_view(&v),

@@ -333,7 +333,7 @@ mod tests {
         let v = redact(&j(r#"{"api_key":"k","Encrypted-Content":"abc","encrypted_content":5,"nested":{"token":{"a":1}},"list":[{"password":"p"}],"max_output_tokens":10}"#));
         assert_eq!(
             text(&v),
-            r#"{"api_key":{"redacted":"api_key"},"Encrypted-Content":{"redacted":"encrypted_content","bytes":3,"sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},"encrypted_content":{"redacted":"encrypted_content"},"nested":{"token":{"redacted":"token"}},"list":[{"password":{"redacted":"password"}}],"max_output_tokens":10}"#
+            r#"{"api_key":{"redacted":"api_key"},"Encrypted-Content":{"redacted":"encrypted_content","bytes":3,"sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},"encrypted_content":{"redacted":"encrypted_content"},"nested":{"token":{"redacted":"token"}},"list":[{"password":{"redacted":"password"}}],"max_output_tokens":{"redacted":"max_output_tokens"}}"#
         );
         assert_eq!(redact(&v), v);
         // A replacement of the wrong shape is replaced.

@@ -9,9 +9,9 @@ use crate::json::{parse_document, ParseOptions, Value, WStr};
 use crate::providers::ProviderNames;
 
 /// H1: whether a value has the shape of a history file: a top-level object whose `messages` is
-/// an array of objects, each with `role` `"user"` or `"assistant"` and `content` an array, and,
-/// when present, `tool_calls` and `tool_results` objects and `channels` an object of arrays.
-/// Other members are ignored.
+/// an array of objects, each with `role` `"user"` or `"assistant"` and `content` an array, and
+/// `tool_calls` and `tool_results` objects and `channels` an object of arrays when present. An
+/// optional member set to `null` is absent. Other members are ignored.
 pub fn has_history_shape(v: &Value) -> bool {
     let Some(Value::Array(messages)) = v.get("messages") else { return false };
     if !v.is_object() {
@@ -21,9 +21,9 @@ pub fn has_history_shape(v: &Value) -> bool {
         m.is_object()
             && matches!(m.get("role"), Some(r) if r.is_str("user") || r.is_str("assistant"))
             && matches!(m.get("content"), Some(Value::Array(_)))
-            && m.get("tool_calls").is_none_or(Value::is_object)
-            && m.get("tool_results").is_none_or(Value::is_object)
-            && match m.get("channels") {
+            && m.get_non_null("tool_calls").is_none_or(Value::is_object)
+            && m.get_non_null("tool_results").is_none_or(Value::is_object)
+            && match m.get_non_null("channels") {
                 None => true,
                 Some(Value::Object(ch)) => ch.iter().all(|(_, blocks)| matches!(blocks, Value::Array(_))),
                 Some(_) => false,
