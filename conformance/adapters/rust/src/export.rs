@@ -2,6 +2,7 @@
 //! redaction of H6 step 2.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use crate::envelope::{parse_ijson, read_block, Verdict, REDACTED_SCHEMA};
 use crate::json::{escape_body, quote, Node, NodeKind, Value, WStr};
@@ -10,7 +11,8 @@ use crate::redaction::{
     replacement, Redactor, StringMap,
 };
 use crate::history::{channel, text_of_block, DISPLAY_CHANNEL, REPLAY_CHANNEL};
-use crate::textscan::{read_text, Piece, Reading};
+use crate::textforms::{decodings, read_gap, RunKind, MAX_DECODINGS};
+use crate::textscan::{gaps, read_text, Fragment, Piece, Reading};
 use crate::validate::has_history_shape;
 
 /// H6: the top-level member holding the export marker.
@@ -171,7 +173,9 @@ fn redact_replay_block(b: &Value, texts: &mut TextRedactor) -> Value {
 /// H6 step 2: text redaction, memoised (the same text always redacts the same way).
 #[derive(Default)]
 pub struct TextRedactor {
-    memo: HashMap<WStr, WStr>,
+    memo: HashMap<(usize, WStr), WStr>,
+    /// How many decodings (H8 text forms) deep the text being redacted is.
+    depth: usize,
 }
 
 impl StringMap for TextRedactor {
@@ -180,52 +184,83 @@ impl StringMap for TextRedactor {
     }
 }
 
+/// An edit of a text: the span `[start, end)` replaced by the bytes.
+type Edit = (usize, usize, Vec<u8>);
+
+/// H6 step 2: the text marker: the compact text of `{"redacted": "text", "bytes": N, "sha256":
+/// hex}`, `N` and the digest those of the original text's UTF-8.
+fn text_marker(t: &WStr) -> WStr {
+    Value::obj(vec![
+        ("redacted", Value::str("text")),
+        ("bytes", Value::int(t.utf8_len() as u64)),
+        ("sha256", Value::str(&t.sha256_hex())),
+    ])
+    .to_compact_wstr()
+}
+
+/// H6 step 2: the replacement of a ciphertext by its shape (its UTF-8 length and digest).
+fn ciphertext_shape_marker(run: &WStr) -> Vec<u8> {
+    format!("[redacted encrypted_content bytes={} sha256={}]", run.utf8_len(), run.sha256_hex()).into_bytes()
+}
+
+/// H6 step 2: what the value of a sensitive assignment becomes (kept when it already is).
+const ASSIGNMENT_MARKER: &[u8] = b"[redacted]";
+
 impl TextRedactor {
-    /// H6 step 2: redacts a text; when redacting the result would change it again, the whole
-    /// text is replaced by `{"redacted": "text", "bytes": N, "sha256": hex}` of the original.
+    /// H6 step 2: redacts a text. When a decoding of the result would be changed by text
+    /// redaction, or text redaction of the result would change it again (an edit made a broken
+    /// text readable), the whole text is replaced by its text marker.
     pub fn redact_text(&mut self, t: &WStr) -> WStr {
-        if let Some(r) = self.memo.get(t) {
+        let key = (self.depth, t.clone());
+        if let Some(r) = self.memo.get(&key) {
             return r.clone();
         }
         let once = self.edit_pass(t);
-        let result = if once != *t && self.edit_pass(&once) != once {
-            Value::obj(vec![
-                ("redacted", Value::str("text")),
-                ("bytes", Value::int(t.utf8_len() as u64)),
-                ("sha256", Value::str(&t.sha256_hex())),
-            ])
-            .to_compact_wstr()
+        let result = if self.a_decoding_changes(&once) || (once != *t && self.edit_pass(&once) != once) {
+            text_marker(t)
         } else {
             once
         };
-        self.memo.insert(t.clone(), result.clone());
+        self.memo.insert(key, result.clone());
         result
+    }
+
+    /// Whether text redaction changes a text decoded from the one being redacted (one decoding
+    /// deeper; H8 reads at most 4 decodings deep).
+    fn decoded_changes(&mut self, decoded: &WStr) -> bool {
+        if self.depth >= MAX_DECODINGS {
+            return false;
+        }
+        self.depth += 1;
+        let changed = self.redact_text(decoded) != *decoded;
+        self.depth -= 1;
+        changed
+    }
+
+    /// H6 step 2: whether a percent or HTML decoding of one of the text's gaps would be changed
+    /// by text redaction.
+    fn a_decoding_changes(&mut self, t: &WStr) -> bool {
+        let src = t.as_bytes();
+        let reading = read_text(src);
+        gaps(&reading, src.len()).into_iter().any(|g| decodings(&src[g]).iter().any(|d| self.decoded_changes(d)))
     }
 
     /// One pass of edits over a text read as H8 reads it; every other character is kept.
     fn edit_pass(&mut self, t: &WStr) -> WStr {
         let src = t.as_bytes();
-        let mut edits: Vec<(usize, usize, Vec<u8>)> = Vec::new();
-        match read_text(src) {
-            Reading::Whole(node) => self.edit_node(&node, src, &mut edits),
+        let mut edits: Vec<Edit> = Vec::new();
+        let reading = read_text(src);
+        match &reading {
+            Reading::Whole(node) => self.edit_node(node, src, &mut edits),
             Reading::Pieces(pieces) => {
                 for p in pieces {
                     match p {
-                        Piece::Value(node) => self.edit_node(&node, src, &mut edits),
-                        Piece::Fragment(f) => {
-                            let rep = match (&f.value, f.terminated) {
-                                (Some(v), true) => replacement(&WStr::from("encrypted_content"), &Value::String(v.clone())),
-                                _ => Value::obj(vec![("redacted", Value::str("encrypted_content"))]),
-                            };
-                            let mut text = rep.to_compact();
-                            for _ in 0..f.level {
-                                let mut esc = Vec::with_capacity(text.len() * 2);
-                                escape_body(&text, &mut esc);
-                                text = esc;
-                            }
-                            edits.push((f.start, f.end, text));
-                        }
+                        Piece::Value(node) => self.edit_node(node, src, &mut edits),
+                        Piece::Fragment(f) => edits.push(fragment_edit(f)),
                     }
+                }
+                for gap in gaps(&reading, src.len()) {
+                    self.edit_gap(src, gap, &mut edits);
                 }
             }
         }
@@ -244,8 +279,32 @@ impl TextRedactor {
         WStr::from_wtf8(out)
     }
 
+    /// H6 step 2, in a gap (H8 text forms): the value of each sensitive assignment becomes
+    /// `[redacted]`, each ciphertext by its shape its shape marker, and each base64 run whose
+    /// decoded text redaction would change becomes `[redacted]`.
+    fn edit_gap(&mut self, src: &[u8], gap: Range<usize>, edits: &mut Vec<Edit>) {
+        let forms = read_gap(&src[gap.clone()]);
+        for a in &forms.assignments {
+            let (s, e) = (gap.start + a.value.start, gap.start + a.value.end);
+            if &src[s..e] != ASSIGNMENT_MARKER {
+                edits.push((s, e, ASSIGNMENT_MARKER.to_vec()));
+            }
+        }
+        for run in &forms.runs {
+            let (s, e) = (gap.start + run.span.start, gap.start + run.span.end);
+            match &run.kind {
+                RunKind::Ciphertext => edits.push((s, e, ciphertext_shape_marker(&WStr::from_wtf8(src[s..e].to_vec())))),
+                RunKind::Encoded(text) => {
+                    if self.decoded_changes(text) {
+                        edits.push((s, e, ASSIGNMENT_MARKER.to_vec()));
+                    }
+                }
+            }
+        }
+    }
+
     /// H6 step 2: R2 without rule 4 on one value where it stands, as edits of its text.
-    fn edit_node(&mut self, node: &Node, src: &[u8], edits: &mut Vec<(usize, usize, Vec<u8>)>) {
+    fn edit_node(&mut self, node: &Node, src: &[u8], edits: &mut Vec<Edit>) {
         match &node.kind {
             NodeKind::Object(members) => {
                 let v = node.to_value(src);
@@ -307,6 +366,24 @@ impl TextRedactor {
             _ => {}
         }
     }
+}
+
+/// H6 step 2: a fragment's value, from its opening quote to its closing quote (to the end of
+/// the text when unterminated), becomes the compact text of its R2 replacement
+/// (`{"redacted": "encrypted_content"}` when unterminated or it does not unescape), escaped
+/// for the fragment's escape level.
+fn fragment_edit(f: &Fragment) -> Edit {
+    let rep = match (&f.value, f.terminated) {
+        (Some(v), true) => replacement(&WStr::from("encrypted_content"), &Value::String(v.clone())),
+        _ => Value::obj(vec![("redacted", Value::str("encrypted_content"))]),
+    };
+    let mut text = rep.to_compact();
+    for _ in 0..f.level {
+        let mut esc = Vec::with_capacity(text.len() * 2);
+        escape_body(&text, &mut esc);
+        text = esc;
+    }
+    (f.start, f.end, text)
 }
 
 #[cfg(test)]

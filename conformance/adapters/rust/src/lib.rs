@@ -19,5 +19,6 @@ pub mod replay;
 pub mod scan;
 pub mod sha256;
 pub mod telemetry;
+pub mod textforms;
 pub mod textscan;
 pub mod validate;

@@ -355,13 +355,13 @@ fn op_export(input: &Input) -> OpResult {
 
 /// `scan`: H8.
 fn op_scan(input: &Input) -> OpResult {
-    let text = input.text("text")?.to_wstr();
-    let findings = scan(text.as_bytes())
+    let text = input.text("text")?;
+    let findings = scan(text.bytes())
         .into_iter()
         .map(|f| {
             Value::obj(vec![
                 ("line", Value::int(f.line as u64)),
-                ("code", Value::str("replay_material_exposed")),
+                ("code", Value::str(f.code.name())),
                 ("sha256_prefix", Value::str(&f.sha256_prefix)),
             ])
         })
