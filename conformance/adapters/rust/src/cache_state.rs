@@ -140,7 +140,11 @@ mod tests {
             r#"[{"type":"text","text":"x"},{"type":"text","text":"y"}]"#,
             r#"[{"type":"image"}]"#,
         ] {
-            assert_eq!(read_record(&with_channel("assistant", bad), HistoryForm::Channels), RecordRead::Malformed, "{bad}");
+            assert_eq!(
+                read_record(&with_channel("assistant", bad), HistoryForm::Channels),
+                RecordRead::Malformed,
+                "{bad}"
+            );
         }
     }
 

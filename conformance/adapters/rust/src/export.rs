@@ -5,15 +5,15 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::envelope::{parse_ijson, read_block, Verdict, REDACTED_SCHEMA};
+use crate::history::{channel, text_of_block, DISPLAY_CHANNEL, REPLAY_CHANNEL};
+use crate::history_file::has_history_shape;
 use crate::json::{escape_body, quote, Node, NodeKind, Value, WStr};
 use crate::redaction::{
-    diagnostic_view, is_pair_value, is_reasoning_object, is_replacement, is_sensitive, is_view, pair_name,
-    replacement, Redactor, StringMap,
+    diagnostic_view, is_pair_value, is_reasoning_object, is_replacement, is_sensitive, is_view, pair_name, replacement,
+    Redactor, StringMap,
 };
-use crate::history::{channel, text_of_block, DISPLAY_CHANNEL, REPLAY_CHANNEL};
 use crate::textforms::{decodings, read_gap, RunKind, MAX_DECODINGS};
 use crate::textscan::{gaps, read_text, Fragment, Piece, Reading};
-use crate::validate::has_history_shape;
 
 /// H6: the top-level member holding the export marker.
 pub const MARKER: &str = "reasoning_replay_export";
@@ -44,9 +44,7 @@ pub fn export(history: &Value, mode: ExportMode, drop_display: bool) -> Result<V
             ("warning", Value::str(RESUMABLE_WARNING)),
             ("display_reasoning", Value::str(if duplicates_display(history) { "duplicated" } else { "none" })),
         ]),
-        ExportMode::Redacted => {
-            Value::obj(vec![("mode", Value::str("redacted")), ("note", Value::str(REDACTED_NOTE))])
-        }
+        ExportMode::Redacted => Value::obj(vec![("mode", Value::str("redacted")), ("note", Value::str(REDACTED_NOTE))]),
     };
     out.push((WStr::from(MARKER), marker));
     Ok(Value::Object(out))
@@ -60,7 +58,10 @@ fn duplicates_display(history: &Value) -> bool {
         matches!(m.get("role"), Some(r) if r.is_str("assistant"))
             && channel(m, DISPLAY_CHANNEL).is_some_and(|d| !d.is_empty())
             && channel(m, REPLAY_CHANNEL).is_some_and(|blocks| {
-                blocks.iter().filter_map(text_of_block).any(|t| matches!(read_block(t.as_bytes()), Verdict::Resumable(_)))
+                blocks
+                    .iter()
+                    .filter_map(text_of_block)
+                    .any(|t| matches!(read_block(t.as_bytes()), Verdict::Resumable(_)))
             })
     })
 }
@@ -293,7 +294,9 @@ impl TextRedactor {
         for run in &forms.runs {
             let (s, e) = (gap.start + run.span.start, gap.start + run.span.end);
             match &run.kind {
-                RunKind::Ciphertext => edits.push((s, e, ciphertext_shape_marker(&WStr::from_wtf8(src[s..e].to_vec())))),
+                RunKind::Ciphertext => {
+                    edits.push((s, e, ciphertext_shape_marker(&WStr::from_wtf8(src[s..e].to_vec()))))
+                }
                 RunKind::Encoded(text) => {
                     if self.decoded_changes(text) {
                         edits.push((s, e, ASSIGNMENT_MARKER.to_vec()));
@@ -336,11 +339,8 @@ impl TextRedactor {
                     if name != m.name {
                         edits.push((m.name_start, m.name_end, quote(&name)));
                     }
-                    let replaced_as = if is_sensitive(&name) {
-                        Some(name)
-                    } else {
-                        pair.clone().filter(|_| is_pair_value(&name))
-                    };
+                    let replaced_as =
+                        if is_sensitive(&name) { Some(name) } else { pair.clone().filter(|_| is_pair_value(&name)) };
                     match replaced_as {
                         Some(as_name) => {
                             let value = m.value.to_value(src);
@@ -411,7 +411,10 @@ mod tests {
         Value::obj(vec![
             ("type", Value::str("reasoning")),
             ("id", Value::str("rs_1")),
-            ("summary", Value::Array(vec![Value::obj(vec![("type", Value::str("summary_text")), ("text", Value::str("S"))])])),
+            (
+                "summary",
+                Value::Array(vec![Value::obj(vec![("type", Value::str("summary_text")), ("text", Value::str("S"))])]),
+            ),
             ("encrypted_content", Value::str(C16)),
         ])
     }
@@ -431,7 +434,9 @@ mod tests {
         );
         let t = format!("before {{\"encrypted_content\": \"{C16}\"}} after");
         let r = tr(&t);
-        assert!(r.starts_with("before {\"encrypted_content\": {\"redacted\":\"encrypted_content\",\"bytes\":16,\"sha256\":\""));
+        assert!(r.starts_with(
+            "before {\"encrypted_content\": {\"redacted\":\"encrypted_content\",\"bytes\":16,\"sha256\":\""
+        ));
         assert!(r.ends_with("\"}} after"), "{r}");
         // Strings inside values are texts too.
         let nested = format!("{{\"log\":\"{{\\\"encrypted_content\\\":\\\"{C16}\\\"}}\"}}");
@@ -444,12 +449,51 @@ mod tests {
     fn text_redaction_of_fragments() {
         let t = format!("x=\"{{\\\"encrypted_content\\\":\\\"{C16}\\\"\" y");
         let r = tr(&t);
-        assert!(r.starts_with("x=\"{\\\"encrypted_content\\\":{\\\"redacted\\\":\\\"encrypted_content\\\",\\\"bytes\\\":16,"), "{r}");
+        assert!(
+            r.starts_with(
+                "x=\"{\\\"encrypted_content\\\":{\\\"redacted\\\":\\\"encrypted_content\\\",\\\"bytes\\\":16,"
+            ),
+            "{r}"
+        );
         assert!(!r.contains(C16));
         let r = tr("{\"encrypted_content\": \"abc");
         assert_eq!(r, "{\"encrypted_content\": {\"redacted\":\"encrypted_content\"}");
         // Idempotent.
         assert_eq!(tr(&r), r);
+    }
+
+    const FERNET: &str =
+        "gAAAAABpM0YjZk4yMrZw3XDI1AWFaKb9T0NQq7LndK6zaRB-FK1PbhZhaZk4yMrZw3XDI1AWFaKb9T0NQq7LndK6zaRB_FK1PbhZha==";
+
+    #[test]
+    fn h6_sensitive_assignments_become_redacted_and_stay_so() {
+        for (text, expected) in [
+            ("config {'api_key': 'sk-1', 'model': 'gpt-5'}", "config {'api_key': '[redacted]', 'model': 'gpt-5'}"),
+            ("openai:\n  api_key: sk-1\n", "openai:\n  api_key: [redacted]\n"),
+            ("<config><api_key>sk-1</api_key></config>", "<config><api_key>[redacted]</api_key></config>"),
+            ("GET https://h/v1?model=m&api_key=sk-1&x=1", "GET https://h/v1?model=m&api_key=[redacted]&x=1"),
+            ("curl -H \"Authorization: Bearer sk-1\" https://h", "curl -H \"Authorization: [redacted]\" https://h"),
+        ] {
+            assert_eq!(tr(text), expected);
+            assert_eq!(tr(expected), expected, "idempotent");
+        }
+    }
+
+    #[test]
+    fn h6_ciphertexts_by_shape_and_encoded_texts() {
+        let marker = format!(
+            "[redacted encrypted_content bytes={} sha256={}]",
+            FERNET.len(),
+            crate::sha256::hex_digest(FERNET.as_bytes())
+        );
+        assert_eq!(tr(&format!("state {FERNET} end")), format!("state {marker} end"));
+        // `{"api_key": "k"}` in base64: the run becomes `[redacted]`.
+        assert_eq!(tr("cfg=eyJhcGlfa2V5IjogImsifQ=="), "cfg=[redacted]");
+        // A decoding of the result that redaction would change: the whole text's marker.
+        let t = "body=%7B%22api_key%22%3A%20%22k%22%7D";
+        let r = tr(t);
+        assert!(r.starts_with("{\"redacted\":\"text\",\"bytes\":37,\"sha256\":\""), "{r}");
+        assert!(scan(r.as_bytes()).is_empty());
     }
 
     #[test]
@@ -472,8 +516,20 @@ mod tests {
                     (
                         "channels",
                         Value::obj(vec![
-                            (REPLAY_CHANNEL, Value::Array(vec![Value::obj(vec![("type", Value::str("text")), ("text", Value::str(&env))]), Value::int(5)])),
-                            ("reasoning", Value::Array(vec![Value::obj(vec![("type", Value::str("text")), ("text", Value::str("S"))])])),
+                            (
+                                REPLAY_CHANNEL,
+                                Value::Array(vec![
+                                    Value::obj(vec![("type", Value::str("text")), ("text", Value::str(&env))]),
+                                    Value::int(5),
+                                ]),
+                            ),
+                            (
+                                "reasoning",
+                                Value::Array(vec![Value::obj(vec![
+                                    ("type", Value::str("text")),
+                                    ("text", Value::str("S")),
+                                ])]),
+                            ),
                         ]),
                     ),
                 ])]),
@@ -494,7 +550,16 @@ mod tests {
         assert_eq!(read_block(t0.as_bytes()).code(), Some("redacted_record"));
         assert_eq!(
             text(&b[1]),
-            format!("{{\"type\":\"text\",\"text\":{}}}", String::from_utf8(quote(&WStr::from(format!("{{\"schema\":\"{REDACTED_SCHEMA}\",\"version\":1,\"was\":\"block_not_text\",\"view\":null}}").as_str()))).unwrap())
+            format!(
+                "{{\"type\":\"text\",\"text\":{}}}",
+                String::from_utf8(quote(&WStr::from(
+                    format!(
+                        "{{\"schema\":\"{REDACTED_SCHEMA}\",\"version\":1,\"was\":\"block_not_text\",\"view\":null}}"
+                    )
+                    .as_str()
+                )))
+                .unwrap()
+            )
         );
         // Exporting a redacted export again changes nothing but the marker (already last).
         let again = export(&out, ExportMode::Redacted, true).unwrap();
@@ -513,9 +578,15 @@ mod tests {
         let out = export(&mk("assistant"), ExportMode::Resumable, true).unwrap();
         assert_eq!(
             text(out.get(MARKER).unwrap()),
-            format!("{{\"mode\":\"resumable\",\"warning\":\"{RESUMABLE_WARNING}\",\"display_reasoning\":\"duplicated\"}}")
+            format!(
+                "{{\"mode\":\"resumable\",\"warning\":\"{RESUMABLE_WARNING}\",\"display_reasoning\":\"duplicated\"}}"
+            )
         );
-        assert!(out.get("messages").unwrap().as_array().unwrap()[0].get("channels").unwrap().get("reasoning").is_some());
+        assert!(out.get("messages").unwrap().as_array().unwrap()[0]
+            .get("channels")
+            .unwrap()
+            .get("reasoning")
+            .is_some());
         let out = export(&mk("user"), ExportMode::Resumable, false).unwrap();
         assert!(out.get(MARKER).unwrap().get("display_reasoning").unwrap().is_str("none"));
         assert_eq!(export(&j("{\"messages\":{}}"), ExportMode::Resumable, false), Err("history_malformed"));

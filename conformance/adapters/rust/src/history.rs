@@ -123,7 +123,12 @@ mod tests {
         assert_eq!((read.form, read.provider), (HistoryForm::Channels, Some(WStr::from("responses"))));
         let h = j(r#"{"form":"items","messages":[{"role":"user","items":[]}]}"#);
         assert_eq!(History::from_value(&h).unwrap().form, HistoryForm::Items);
-        for bad in [r#"{"messages":{}}"#, r#"{"messages":[],"provider":""}"#, r#"{"messages":[5]}"#, r#"{"form":"x","messages":[]}"#] {
+        for bad in [
+            r#"{"messages":{}}"#,
+            r#"{"messages":[],"provider":""}"#,
+            r#"{"messages":[5]}"#,
+            r#"{"form":"x","messages":[]}"#,
+        ] {
             assert!(History::from_value(&j(bad)).is_err(), "{bad}");
         }
     }

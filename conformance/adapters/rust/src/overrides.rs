@@ -34,7 +34,9 @@ pub fn member<'v>(object: Option<&'v Value>, name: &str) -> Option<&'v Value> {
 
 /// K1: 32 lowercase hexadecimal digits.
 fn is_instance_key_form(v: &Value) -> bool {
-    v.as_wstr().is_some_and(|s| s.as_bytes().len() == 32 && s.as_bytes().iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+    v.as_wstr().is_some_and(|s| {
+        s.as_bytes().len() == 32 && s.as_bytes().iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    })
 }
 
 /// F8: the checks in the order of the table (the last row, on the planned input, is the
@@ -91,7 +93,9 @@ fn check_update_capable(md: Option<&Value>, eb: Option<&Value>, desired: Option<
         if member(o, "truncation").is_some_and(|t| !t.is_str("disabled")) {
             return Err("plan_auto_context_management");
         }
-        let empty = |cm: &Value| matches!(cm, Value::Array(a) if a.is_empty()) || matches!(cm, Value::Object(m) if m.is_empty());
+        let empty = |cm: &Value| {
+            matches!(cm, Value::Array(a) if a.is_empty()) || matches!(cm, Value::Object(m) if m.is_empty())
+        };
         if member(o, "context_management").is_some_and(|cm| !empty(cm)) {
             return Err("plan_auto_context_management");
         }
@@ -153,11 +157,20 @@ mod tests {
         assert_eq!(checked(r#"{"prompt_cache_key":""}"#, astra, &k, true), Err("plan_cache_key_invalid"));
         assert_eq!(checked(r#"{"extra_body":[]}"#, astra, &k, true), Err("plan_extra_body_invalid"));
         assert_eq!(checked(r#"{"extra_body":{"model":"gpt-4o"}}"#, astra, &k, true), Err("plan_model_boundary"));
-        assert_eq!(checked(r#"{"extra_body":{"model":"gpt-6-astra"}}"#, "\"gpt-4o\"", &k, true), Err("plan_model_boundary"));
+        assert_eq!(
+            checked(r#"{"extra_body":{"model":"gpt-6-astra"}}"#, "\"gpt-4o\"", &k, true),
+            Err("plan_model_boundary")
+        );
         assert_eq!(checked(r#"{"extra_body":{"reasoning":{}}}"#, astra, &k, true), Err("plan_extra_body_override"));
         assert_eq!(checked(r#"{"input":[]}"#, astra, &k, true), Err("plan_raw_input_override"));
-        assert_eq!(checked(r#"{"extra_body":{"truncation":"auto"}}"#, astra, &k, true), Err("plan_auto_context_management"));
-        assert_eq!(checked(r#"{"context_management":[{"type":"compaction"}]}"#, astra, &k, true), Err("plan_auto_context_management"));
+        assert_eq!(
+            checked(r#"{"extra_body":{"truncation":"auto"}}"#, astra, &k, true),
+            Err("plan_auto_context_management")
+        );
+        assert_eq!(
+            checked(r#"{"context_management":[{"type":"compaction"}]}"#, astra, &k, true),
+            Err("plan_auto_context_management")
+        );
         assert_eq!(checked(r#"{"multi_agent":{"enabled":true}}"#, astra, &k, true), Err("plan_mode_unsupported"));
         assert_eq!(checked(r#"{"reasoning":null}"#, astra, &k, true), Err("plan_effort_invalid"));
         assert_eq!(checked(r#"{"reasoning":{"effort":"minimal"}}"#, astra, &k, true), Err("plan_effort_invalid"));
@@ -168,8 +181,14 @@ mod tests {
         let md = r#"{"model":null,"prompt_cache_key":null,"extra_body":null,"truncation":null,"multi_agent":null,"input":null,"context_management":{}}"#;
         assert_eq!(checked(md, "\"gpt-6-astra\"", &format!("\"{KEY}\""), true), Ok(()));
         // Other models: rows 1–4 and `metadata.reasoning` that is not an object.
-        assert_eq!(checked(r#"{"reasoning":null,"truncation":"auto"}"#, "\"gpt-4o\"", &format!("\"{KEY}\""), true), Ok(()));
-        assert_eq!(checked(r#"{"reasoning":"high"}"#, "\"gpt-4o\"", &format!("\"{KEY}\""), true), Err("plan_effort_invalid"));
+        assert_eq!(
+            checked(r#"{"reasoning":null,"truncation":"auto"}"#, "\"gpt-4o\"", &format!("\"{KEY}\""), true),
+            Ok(())
+        );
+        assert_eq!(
+            checked(r#"{"reasoning":"high"}"#, "\"gpt-4o\"", &format!("\"{KEY}\""), true),
+            Err("plan_effort_invalid")
+        );
     }
 
     #[test]
@@ -181,6 +200,9 @@ mod tests {
         // F12: another target sends the instance key whatever the explicit key.
         assert_eq!(checked(r#"{"prompt_cache_key":"mine"}"#, astra, "5", false), Err("plan_cache_key_invalid"));
         // F12: no model is update-capable for another target.
-        assert_eq!(checked(r#"{"extra_body":{"model":"gpt-6-astra"},"input":[]}"#, astra, &format!("\"{KEY}\""), false), Ok(()));
+        assert_eq!(
+            checked(r#"{"extra_body":{"model":"gpt-6-astra"},"input":[]}"#, astra, &format!("\"{KEY}\""), false),
+            Ok(())
+        );
     }
 }

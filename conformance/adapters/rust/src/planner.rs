@@ -155,7 +155,12 @@ fn records_for(history: &History, requested: &WStr, update_capable: bool) -> (Ve
 
 /// F1–F7: the update each message gets before its first user message item (`None`: none),
 /// and the effective effort at the end. `valid` are the records valid for the requested model.
-fn updates(messages: &[Value], valid: &[Option<Record>], baseline: &WStr, desired: &WStr) -> (Vec<Option<WStr>>, Effective) {
+fn updates(
+    messages: &[Value],
+    valid: &[Option<Record>],
+    baseline: &WStr,
+    desired: &WStr,
+) -> (Vec<Option<WStr>>, Effective) {
     let n = messages.len();
     let genuine: Vec<bool> = messages.iter().map(is_genuine_user_turn).collect();
     // F3/F5's look-ahead, in linear time: the nearest later message that is an assistant
@@ -293,7 +298,8 @@ pub fn plan(p: &PlanInput) -> PlanOutcome {
     };
     // F6; F12: the records of another target are not read.
     let n = p.history.messages.len();
-    let (valid, malformed) = if governed { records_for(&p.history, &requested, uc) } else { (vec![None; n], vec![false; n]) };
+    let (valid, malformed) =
+        if governed { records_for(&p.history, &requested, uc) } else { (vec![None; n], vec![false; n]) };
 
     // K2; F12: another target's key is the instance key, whatever the metadata holds.
     let instance_key = p.instance_key.as_wstr().cloned().unwrap_or_default();
@@ -443,15 +449,23 @@ mod tests {
 
     /// The input as a compact list: `u`/`a`/`t`/`c` per own item kind, `update(e)` for updates.
     fn shape(out: &Value) -> Vec<String> {
-        out.get("request").unwrap().get("input").unwrap().as_array().unwrap().iter().map(|it| {
-            match it.get("type").and_then(Value::as_str) {
-                Some("configuration_update") => format!("update({})", it.get("reasoning").unwrap().get("effort").unwrap().as_str().unwrap()),
+        out.get("request")
+            .unwrap()
+            .get("input")
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|it| match it.get("type").and_then(Value::as_str) {
+                Some("configuration_update") => {
+                    format!("update({})", it.get("reasoning").unwrap().get("effort").unwrap().as_str().unwrap())
+                }
                 Some("message") => it.get("role").unwrap().as_str().unwrap()[..1].to_string(),
                 Some("function_call_output") => "t".into(),
                 Some(other) => other.into(),
                 None => "?".into(),
-            }
-        }).collect()
+            })
+            .collect()
     }
 
     fn effort_of(out: &Value) -> Option<&str> {
@@ -460,7 +474,16 @@ mod tests {
 
     #[test]
     fn section_9_4_first_example() {
-        let c = Case::new(vec![user("u1"), assistant(Some("low"), "gpt-6-astra"), user("u2"), assistant(Some("high"), "gpt-6-astra"), user("u3")], "low");
+        let c = Case::new(
+            vec![
+                user("u1"),
+                assistant(Some("low"), "gpt-6-astra"),
+                user("u2"),
+                assistant(Some("high"), "gpt-6-astra"),
+                user("u3"),
+            ],
+            "low",
+        );
         let out = c.output("gpt-6-astra");
         assert_eq!(effort_of(&out), Some("low"));
         assert_eq!(shape(&out), ["u", "a", "update(high)", "u", "a", "update(low)", "u"]);
@@ -509,7 +532,10 @@ mod tests {
         h.push(a3);
         h.push(user("u3"));
         let sse = Case::new(h.clone(), "low");
-        assert_eq!(shape(&sse.output("gpt-6-astra")), ["u", "a", "update(high)", "u", "a", "t", "a", "update(low)", "u"]);
+        assert_eq!(
+            shape(&sse.output("gpt-6-astra")),
+            ["u", "a", "update(high)", "u", "a", "t", "a", "update(low)", "u"]
+        );
         let mut ws = Case::new(h, "low");
         ws.transport = Transport::WebSocketContinuation;
         let out = ws.output("gpt-6-astra");
@@ -539,7 +565,18 @@ mod tests {
             (vec![user("u1")], "low"),
             (vec![user("u1"), a("low", "r1"), user("u2")], "high"),
             (vec![user("u1"), a("low", "r1"), user("u2"), a("high", "r2"), tool_result()], "high"),
-            (vec![user("u1"), a("low", "r1"), user("u2"), a("high", "r2"), tool_result(), a("high", "r3"), user("u3")], "low"),
+            (
+                vec![
+                    user("u1"),
+                    a("low", "r1"),
+                    user("u2"),
+                    a("high", "r2"),
+                    tool_result(),
+                    a("high", "r3"),
+                    user("u3"),
+                ],
+                "low",
+            ),
         ];
         let mut sse = Vec::new();
         let mut ws = Vec::new();
@@ -549,7 +586,8 @@ mod tests {
             c.transport = Transport::WebSocketContinuation;
             ws.push(updates(&c.output("gpt-6-astra")));
         }
-        let v = |x: &[&[&str]]| x.iter().map(|u| u.iter().map(|s| s.to_string()).collect::<Vec<_>>()).collect::<Vec<_>>();
+        let v =
+            |x: &[&[&str]]| x.iter().map(|u| u.iter().map(|s| s.to_string()).collect::<Vec<_>>()).collect::<Vec<_>>();
         assert_eq!(sse, v(&[&[], &["high"], &["high"], &["high", "low"]]));
         assert_eq!(ws, v(&[&[], &["high"], &[], &["low"]]));
     }
@@ -561,7 +599,16 @@ mod tests {
                 r#"{{"role":"assistant","channels":{{"{CACHE_CHANNEL}":[{{"type":"text","text":"{{\"model\":\"gpt-6-astra\",\"key\":\"{key}\",\"effort\":\"low\"}}"}}]}}}}"#
             ))
         };
-        let key_of = |c: &Case| c.output("gpt-6-astra").get("request").unwrap().get("prompt_cache_key").unwrap().as_str().unwrap().to_string();
+        let key_of = |c: &Case| {
+            c.output("gpt-6-astra")
+                .get("request")
+                .unwrap()
+                .get("prompt_cache_key")
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
         let mut c = Case::new(vec![user("u1")], "low");
         c.metadata = Some(j(r#"{"prompt_cache_key":"A"}"#));
         assert_eq!(key_of(&c), "A");
@@ -594,8 +641,18 @@ mod tests {
         let user_record = j(&format!(r#"{{"role":"user","channels":{{"{CACHE_CHANNEL}":"junk"}}}}"#));
         let c = Case::new(vec![user("u1"), bad, user_record, disallowed, user("u2")], "low");
         let out = c.output("gpt-6-astra");
-        let diags: Vec<(String, u64)> = out.get("diagnostics").unwrap().as_array().unwrap().iter()
-            .map(|d| (d.get("code").unwrap().as_str().unwrap().to_string(), d.get("message_index").unwrap().as_f64().unwrap() as u64))
+        let diags: Vec<(String, u64)> = out
+            .get("diagnostics")
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    d.get("code").unwrap().as_str().unwrap().to_string(),
+                    d.get("message_index").unwrap().as_f64().unwrap() as u64,
+                )
+            })
             .collect();
         assert_eq!(diags, [("cache_state_invalid".to_string(), 1), ("cache_state_invalid".to_string(), 3)]);
         assert_eq!(effort_of(&out), Some("low"));
@@ -607,7 +664,10 @@ mod tests {
         c.metadata = Some(j(r#"{"reasoning":{"summary":"auto","effort":"medium"}}"#));
         let out = c.output("gpt-4o");
         assert_eq!(effort_of(&out), Some("medium"));
-        assert_eq!(out.get("request").unwrap().get("reasoning").unwrap().get("summary").unwrap().as_str(), Some("auto"));
+        assert_eq!(
+            out.get("request").unwrap().get("reasoning").unwrap().get("summary").unwrap().as_str(),
+            Some("auto")
+        );
         assert_eq!(shape(&out), ["u", "a", "u"]);
         assert!(out.get("record").unwrap().get("effort").unwrap().is_null());
         c.target = "xai";
@@ -619,8 +679,65 @@ mod tests {
     }
 
     #[test]
+    fn p5_store_and_include_per_endpoint_and_model() {
+        let request = |c: &Case, model: &str| c.output(model).get("request").unwrap().clone();
+        let mut c = Case::new(vec![user("u1")], "low");
+        let r = request(&c, "gpt-6-astra");
+        assert_eq!(r.get("store"), Some(&Value::Bool(false)));
+        assert_eq!(r.get("include"), Some(&Value::Array(vec![Value::str("reasoning.encrypted_content")])));
+        c.endpoint = Endpoint::Compact;
+        let r = request(&c, "gpt-4o");
+        assert!(r.get("store").is_none() && r.get("include").is_none());
+        assert_eq!(store_and_include(Endpoint::Responses, false), [("store", Value::Bool(false))]);
+    }
+
+    #[test]
+    fn f12_route_names_are_governed_by_their_issuer() {
+        let mut c = Case::new(vec![user("u1"), assistant(Some("high"), "gpt-6-astra"), user("u2")], "low");
+        c.target = "responses";
+        assert_eq!(shape(&c.output("gpt-6-astra")), ["u", "a", "update(low)", "u"]);
+        c.target = "codexresponses";
+        assert_eq!(effort_of(&c.output("gpt-6-astra")), Some("high"));
+        c.target = "xai";
+        assert!(updates(&c.output("gpt-6-astra")).is_empty());
+    }
+
+    #[test]
+    fn cl3_items_form_records_are_read_as_channel_records() {
+        let msgs = vec![
+            user("u1"),
+            j(
+                r#"{"role":"assistant","items":[{"type":"message","role":"assistant","content":"a"}],"model":"gpt-6-astra","effort":"high","prompt_cache_key":"k9"}"#,
+            ),
+            user("u2"),
+        ];
+        let model = Value::str("gpt-6-astra");
+        let key = Value::str(KEY);
+        let desired = Value::str("low");
+        let out = plan(&PlanInput {
+            history: History { form: HistoryForm::Items, provider: None, messages: &msgs },
+            model: &model,
+            desired_effort: Some(&desired),
+            instance_key: &key,
+            metadata: None,
+            transport: Transport::Sse,
+            endpoint: Endpoint::Responses,
+            target_provider: WStr::from("openai"),
+            names: ProviderNames::registry_only(),
+            reasoning_model: true,
+            update_capable: vec![WStr::from(DEFAULT_UPDATE_CAPABLE)],
+        });
+        let PlanOutcome::Plan(out) = out else { panic!("{out:?}") };
+        assert_eq!(effort_of(&out), Some("high"));
+        assert_eq!(shape(&out), ["u", "a", "update(low)", "u"]);
+        assert_eq!(out.get("request").unwrap().get("prompt_cache_key").unwrap().as_str(), Some("k9"));
+    }
+
+    #[test]
     fn f2_stored_updates_are_not_sent() {
-        let stored = j(r#"{"role":"user","items":[{"type":"configuration_update","reasoning":{"effort":"max"}},{"type":"message","role":"user","content":[{"type":"input_text","text":"x"}]}]}"#);
+        let stored = j(
+            r#"{"role":"user","items":[{"type":"configuration_update","reasoning":{"effort":"max"}},{"type":"message","role":"user","content":[{"type":"input_text","text":"x"}]}]}"#,
+        );
         let c = Case::new(vec![stored], "low");
         assert_eq!(shape(&c.output("gpt-6-astra")), ["u"]);
     }
@@ -630,9 +747,13 @@ mod tests {
         assert!(is_genuine_user_turn(&user("x")));
         assert!(!is_genuine_user_turn(&user("")));
         assert!(!is_genuine_user_turn(&tool_result()));
-        let staged = j(&format!(r#"{{"role":"user","items":[{{"type":"message","role":"user","content":"x"}}],"channels":{{"{TOOL_MEDIA_CHANNEL}":[{{}}]}}}}"#));
+        let staged = j(&format!(
+            r#"{{"role":"user","items":[{{"type":"message","role":"user","content":"x"}}],"channels":{{"{TOOL_MEDIA_CHANNEL}":[{{}}]}}}}"#
+        ));
         assert!(!is_genuine_user_turn(&staged));
-        let empty_media = j(&format!(r#"{{"role":"user","items":[{{"type":"message","role":"user","content":"x"}}],"channels":{{"{TOOL_MEDIA_CHANNEL}":[]}}}}"#));
+        let empty_media = j(&format!(
+            r#"{{"role":"user","items":[{{"type":"message","role":"user","content":"x"}}],"channels":{{"{TOOL_MEDIA_CHANNEL}":[]}}}}"#
+        ));
         assert!(is_genuine_user_turn(&empty_media));
     }
 }

@@ -5,12 +5,12 @@ use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use crate::cache_state::DEFAULT_UPDATE_CAPABLE;
 use crate::capture::capture;
 use crate::dedupe::{dedupe_entries, ConflictPolicy};
+use crate::defaults::default_request;
 use crate::envelope::{read_block, Verdict};
 use crate::export::{export, ExportMode};
-use crate::cache_state::DEFAULT_UPDATE_CAPABLE;
-use crate::defaults::default_request;
 use crate::history::History;
 use crate::json::{parse_value, ParseOptions, Value, WStr, MAX_DEPTH};
 use crate::planner::{plan, Endpoint, PlanInput, PlanOutcome, Transport};
@@ -37,7 +37,8 @@ const MAX_REPLY_BYTES: usize = 16 * 1024 * 1024;
 
 /// The protocol's request lines: RFC 8259, lone-surrogate escapes kept (PROTOCOL "Lone
 /// surrogates"), duplicate members kept (lookups take the last).
-const REQUEST_PARSE: ParseOptions = ParseOptions { lenient_tokens: false, max_depth: MAX_DEPTH, detect_duplicates: false };
+const REQUEST_PARSE: ParseOptions =
+    ParseOptions { lenient_tokens: false, max_depth: MAX_DEPTH, detect_duplicates: false };
 
 /// What an operation answers.
 pub enum Reply {
@@ -511,21 +512,29 @@ mod tests {
     fn handshake_and_stop() {
         let r = ask(r#"{"cmd":"start","protocol":1}"#);
         assert!(r.starts_with(r#"{"protocol":1,"implementation":{"name":"reasoning-replay-rs","#));
+        assert!(r.contains(r#""defaults","validate""#), "{r}");
+        assert!(r.ends_with(r#""history_formats":["channels","items"],"provenance":"message"}}"#), "{r}");
         assert!(handle_line(br#"{"cmd":"stop"}"#).is_none());
     }
 
     #[test]
     fn examples_of_the_protocol() {
         assert_eq!(
-            ask(r#"{"cmd":"run","seq":1,"id":"read/grammar/bare-word","operation":"read","input":{"text":"reasoning"}}"#),
+            ask(
+                r#"{"cmd":"run","seq":1,"id":"read/grammar/bare-word","operation":"read","input":{"text":"reasoning"}}"#
+            ),
             r#"{"seq":1,"reject":{"code":"json_malformed"}}"#
         );
         assert_eq!(
-            ask(r#"{"cmd":"run","seq":2,"id":"read/bom/bytes-bom-only","operation":"read","input":{"text_base64":"77u/"}}"#),
+            ask(
+                r#"{"cmd":"run","seq":2,"id":"read/bom/bytes-bom-only","operation":"read","input":{"text_base64":"77u/"}}"#
+            ),
             r#"{"seq":2,"reject":{"code":"json_malformed"}}"#
         );
         assert_eq!(
-            ask(r#"{"cmd":"run","seq":17,"id":"read/version/boolean-true","operation":"read","input":{"text":"{\"schema\":\"fast-agent.openai-responses.reasoning-replay\",\"version\":true,\"item\":{}}"}}"#),
+            ask(
+                r#"{"cmd":"run","seq":17,"id":"read/version/boolean-true","operation":"read","input":{"text":"{\"schema\":\"fast-agent.openai-responses.reasoning-replay\",\"version\":true,\"item\":{}}"}}"#
+            ),
             r#"{"seq":17,"reject":{"code":"envelope_version_invalid"}}"#
         );
     }
@@ -543,10 +552,20 @@ mod tests {
     }
 
     #[test]
+    fn defaults_sends_store_false_and_asks_for_the_ciphertext() {
+        let r = ask(
+            r#"{"cmd":"run","seq":7,"id":"x","operation":"defaults","input":{"model":"gpt-6-astra","target_provider":"openai"}}"#,
+        );
+        assert!(r.starts_with(r#"{"seq":7,"output":{"request":{"model":"gpt-6-astra","store":false,"include":["reasoning.encrypted_content"],"prompt_cache_key":""#), "{r}");
+    }
+
+    #[test]
     fn broken_input_is_an_error_reply() {
         let r = ask(r#"{"cmd":"run","seq":5,"id":"x","operation":"read","input":{}}"#);
         assert!(r.starts_with(r#"{"seq":5,"error":{"message":"#));
-        let r = ask(r#"{"cmd":"run","seq":6,"id":"x","operation":"replay","input":{"history":{"messages":[],"provider":5},"target":{"provider":"openai","transport":"sse"}}}"#);
+        let r = ask(
+            r#"{"cmd":"run","seq":6,"id":"x","operation":"replay","input":{"history":{"messages":[],"provider":5},"target":{"provider":"openai","transport":"sse"}}}"#,
+        );
         assert!(r.starts_with(r#"{"seq":6,"error""#));
     }
 

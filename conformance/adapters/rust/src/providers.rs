@@ -43,7 +43,9 @@ impl ProviderNames {
                 Value::String(i) if !name.is_empty() && !i.is_empty() => {
                     names.caller.push((name.clone(), i.clone()));
                 }
-                _ => return Err(format!("provider_names.{name:?} is not a non-empty name mapped to a non-empty issuer")),
+                _ => {
+                    return Err(format!("provider_names.{name:?} is not a non-empty name mapped to a non-empty issuer"))
+                }
             }
         }
         Ok(names)

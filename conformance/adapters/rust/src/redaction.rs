@@ -227,11 +227,8 @@ impl Redactor<'_> {
     /// to it); every other member is redacted recursively.
     pub fn member(&mut self, name: &WStr, x: &Value, depth: usize, pair: Option<&WStr>) -> (WStr, Value) {
         let name = self.strings.map(name);
-        let replaced_as = if is_sensitive(&name) {
-            Some(name.clone())
-        } else {
-            pair.filter(|_| is_pair_value(&name)).cloned()
-        };
+        let replaced_as =
+            if is_sensitive(&name) { Some(name.clone()) } else { pair.filter(|_| is_pair_value(&name)).cloned() };
         match replaced_as {
             Some(as_name) => {
                 let kept = if is_replacement(x, &as_name) { x.clone() } else { replacement(&as_name, x) };
@@ -290,10 +287,29 @@ mod tests {
     #[test]
     fn r2_sensitive_names_from_the_spec() {
         for n in [
-            "api_key", "x-api-key", "api.key", "private key", "apiKey", "OpenAI-Api-Key", "auth_token", "token_value",
-            "tokenId", "auth_header", "authentication", "authInfo", "oauth_state", "tokens", "client_secret",
-            "Authorization", "Set-Cookie", "encryptedContent", "author", "authority", "max_output_tokens",
-            "input_tokens", "tokenizer",
+            "api_key",
+            "x-api-key",
+            "api.key",
+            "private key",
+            "apiKey",
+            "OpenAI-Api-Key",
+            "auth_token",
+            "token_value",
+            "tokenId",
+            "auth_header",
+            "authentication",
+            "authInfo",
+            "oauth_state",
+            "tokens",
+            "client_secret",
+            "Authorization",
+            "Set-Cookie",
+            "encryptedContent",
+            "author",
+            "authority",
+            "max_output_tokens",
+            "input_tokens",
+            "tokenizer",
         ] {
             assert!(is_sensitive(&WStr::from(n)), "{n}");
         }
@@ -304,7 +320,9 @@ mod tests {
 
     #[test]
     fn r2_name_value_pairs() {
-        let v = redact(&j(r#"[{"name":"Authorization","value":"Bearer x"},{"name":"model","value":"x"},{"Key":"client_secret","Value":"s","value":"t"},{"name":"encrypted_content","value":"abc"},{"name":"password","value":{"nested":["p"]}}]"#));
+        let v = redact(&j(
+            r#"[{"name":"Authorization","value":"Bearer x"},{"name":"model","value":"x"},{"Key":"client_secret","Value":"s","value":"t"},{"name":"encrypted_content","value":"abc"},{"name":"password","value":{"nested":["p"]}}]"#,
+        ));
         assert_eq!(
             text(&v),
             r#"[{"name":"Authorization","value":{"redacted":"Authorization"}},{"name":"model","value":"x"},{"Key":"client_secret","Value":{"redacted":"client_secret"},"value":{"redacted":"client_secret"}},{"name":"encrypted_content","value":{"redacted":"encrypted_content","bytes":3,"sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}},{"name":"password","value":{"redacted":"password"}}]"#
@@ -314,7 +332,9 @@ mod tests {
 
     #[test]
     fn r1_view_of_a_reasoning_item() {
-        let v = redact(&j(r#"{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"é"},"x"],"encrypted_content":"abc","status":"completed"}"#));
+        let v = redact(&j(
+            r#"{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"é"},"x"],"encrypted_content":"abc","status":"completed"}"#,
+        ));
         assert_eq!(
             text(&v),
             r#"{"type":"reasoning","id":"rs_1","fields":["encrypted_content","id","status","summary","type"],"encrypted_content_bytes":3,"encrypted_content_sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad","summary_parts":2,"summary_bytes":2,"content_parts":0,"content_bytes":0}"#
@@ -330,7 +350,9 @@ mod tests {
 
     #[test]
     fn r2_replacements_and_idempotence() {
-        let v = redact(&j(r#"{"api_key":"k","Encrypted-Content":"abc","encrypted_content":5,"nested":{"token":{"a":1}},"list":[{"password":"p"}],"max_output_tokens":10}"#));
+        let v = redact(&j(
+            r#"{"api_key":"k","Encrypted-Content":"abc","encrypted_content":5,"nested":{"token":{"a":1}},"list":[{"password":"p"}],"max_output_tokens":10}"#,
+        ));
         assert_eq!(
             text(&v),
             r#"{"api_key":{"redacted":"api_key"},"Encrypted-Content":{"redacted":"encrypted_content","bytes":3,"sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},"encrypted_content":{"redacted":"encrypted_content"},"nested":{"token":{"redacted":"token"}},"list":[{"password":{"redacted":"password"}}],"max_output_tokens":{"redacted":"max_output_tokens"}}"#

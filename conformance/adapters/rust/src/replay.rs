@@ -3,7 +3,9 @@
 
 use crate::dedupe::{ConflictPolicy, Decision, Deduper};
 use crate::envelope::{read_block, Verdict};
-use crate::history::{channel, has_role, item_type_is, items, recorded_provider, text_of_block, History, HistoryForm, REPLAY_CHANNEL};
+use crate::history::{
+    channel, has_role, item_type_is, items, recorded_provider, text_of_block, History, HistoryForm, REPLAY_CHANNEL,
+};
 use crate::json::{Value, WStr};
 use crate::providers::ProviderNames;
 
@@ -162,7 +164,12 @@ pub fn build(history: &History, target: &Target, policy: ConflictPolicy) -> Resu
         }
         messages.push(out);
     }
-    Ok(Built { messages, diagnostics: r.diagnostics, exact_count: r.dedupe.exact_count, conflict_count: r.dedupe.conflict_count })
+    Ok(Built {
+        messages,
+        diagnostics: r.diagnostics,
+        exact_count: r.dedupe.exact_count,
+        conflict_count: r.dedupe.conflict_count,
+    })
 }
 
 /// D7: when the target's issuer is `xai`, an own item of type `message` with role `assistant`
@@ -211,7 +218,12 @@ mod tests {
         Value::obj(m)
     }
 
-    fn run(msgs: &[Value], provider: Option<&str>, target: &str, policy: ConflictPolicy) -> Result<Built, ConflictRejected> {
+    fn run(
+        msgs: &[Value],
+        provider: Option<&str>,
+        target: &str,
+        policy: ConflictPolicy,
+    ) -> Result<Built, ConflictRejected> {
         let names = ProviderNames::registry_only();
         let history = History { form: HistoryForm::Channels, provider: provider.map(WStr::from), messages: msgs };
         build(&history, &Target::new(&names, &WStr::from(target)), policy)
@@ -225,9 +237,17 @@ mod tests {
     fn p2_replay_items_before_own_items_and_bad_blocks_reported() {
         let own = j(r#"{"type":"message","role":"assistant","id":"m1","content":"hi"}"#);
         let msgs = vec![
-            Value::obj(vec![("role", Value::str("user")), ("channels", Value::obj(vec![(REPLAY_CHANNEL, Value::Array(vec![block("x")]))]))]),
+            Value::obj(vec![
+                ("role", Value::str("user")),
+                ("channels", Value::obj(vec![(REPLAY_CHANNEL, Value::Array(vec![block("x")]))])),
+            ]),
             assistant(
-                vec![block(&canonical_text(&item("a", "x"))), block("{}"), Value::str("raw"), block(&canonical_text(&item("b", "y")))],
+                vec![
+                    block(&canonical_text(&item("a", "x"))),
+                    block("{}"),
+                    Value::str("raw"),
+                    block(&canonical_text(&item("b", "y"))),
+                ],
                 None,
                 vec![own.clone()],
             ),
@@ -253,7 +273,11 @@ mod tests {
         assert_eq!(b.input(), vec![item("a", "x"), item("a", "z")]);
         assert_eq!(
             codes(&b),
-            [("replay_provider_mismatch", 0, 0), ("dedupe_exact_duplicate", 2, 0), ("dedupe_id_ciphertext_conflict", 3, 0)]
+            [
+                ("replay_provider_mismatch", 0, 0),
+                ("dedupe_exact_duplicate", 2, 0),
+                ("dedupe_id_ciphertext_conflict", 3, 0)
+            ]
         );
         assert_eq!((b.exact_count, b.conflict_count), (1, 1));
         assert_eq!(run(&msgs, None, "openai", ConflictPolicy::Reject).unwrap_err(), ConflictRejected);
@@ -265,7 +289,10 @@ mod tests {
     #[test]
     fn p4_route_names_are_compared_as_their_issuers() {
         let t = canonical_text(&item("a", "x"));
-        let msgs = vec![assistant(vec![block(&t)], Some("responses"), vec![]), assistant(vec![block(&t)], Some("openai"), vec![])];
+        let msgs = vec![
+            assistant(vec![block(&t)], Some("responses"), vec![]),
+            assistant(vec![block(&t)], Some("openai"), vec![]),
+        ];
         let b = run(&msgs, None, "openai.responses", ConflictPolicy::Keep).unwrap();
         assert_eq!(b.input(), vec![item("a", "x")]);
         assert_eq!(codes(&b), [("dedupe_exact_duplicate", 1, 0)]);
@@ -283,14 +310,17 @@ mod tests {
         let names = ProviderNames::registry_only();
         let history = History { form: HistoryForm::Items, provider: None, messages: &msgs };
         let b = build(&history, &Target::new(&names, &WStr::from("openai")), ConflictPolicy::Keep).unwrap();
-        let types: Vec<String> = b.input().iter().map(|i| i.get("type").unwrap().as_str().unwrap().to_string()).collect();
+        let types: Vec<String> =
+            b.input().iter().map(|i| i.get("type").unwrap().as_str().unwrap().to_string()).collect();
         assert_eq!(types, ["reasoning", "function_call", "reasoning"]);
         assert_eq!(codes(&b), [("dedupe_exact_duplicate", 0, 2)]);
     }
 
     #[test]
     fn d7_xai_drops_assistant_message_ids_only() {
-        let own = j(r#"[{"type":"message","role":"assistant","id":"m1","content":"hi"},{"type":"function_call","id":"fc","call_id":"c"}]"#);
+        let own = j(
+            r#"[{"type":"message","role":"assistant","id":"m1","content":"hi"},{"type":"function_call","id":"fc","call_id":"c"}]"#,
+        );
         let msgs = vec![assistant(vec![], None, own.as_array().unwrap().clone())];
         let input = run(&msgs, None, "xai", ConflictPolicy::Keep).unwrap().input();
         assert!(input[0].get("id").is_none());

@@ -114,7 +114,8 @@ pub fn scan(bytes: &[u8]) -> Vec<ScanFinding> {
         out.push(ScanFinding { line: 1, code: FindingCode::ScanFileNotText, sha256_prefix: prefix });
     }
     let t = text.as_bytes();
-    let line_of = |base: usize, text: &[u8], at: usize| base + text[..at.min(text.len())].iter().filter(|&&c| c == b'\n').count();
+    let line_of =
+        |base: usize, text: &[u8], at: usize| base + text[..at.min(text.len())].iter().filter(|&&c| c == b'\n').count();
     let mut found: Vec<(usize, Found)> = Vec::new();
     if matches!(read_text(t), Reading::Whole(_)) {
         found.extend(text_findings(t, None, 0, &HashSet::new()).into_iter().map(|f| (line_of(1, t, f.at), f)));
@@ -198,7 +199,9 @@ fn text_findings(t: &[u8], anchor: Option<usize>, depth: usize, shown: &HashSet<
             for p in pieces {
                 match p {
                     Piece::Value(node) => node_findings(node, t, anchor, depth, shown, &mut direct),
-                    Piece::Fragment(f) => direct.extend(fragment_finding(f, t).map(|digest| Found { at: at(f.start), digest })),
+                    Piece::Fragment(f) => {
+                        direct.extend(fragment_finding(f, t).map(|digest| Found { at: at(f.start), digest }))
+                    }
                 }
             }
             for gap in gaps(&reading, t.len()) {
@@ -239,7 +242,14 @@ fn text_findings(t: &[u8], anchor: Option<usize>, depth: usize, shown: &HashSet<
 
 /// H8: the findings of a JSON value read in a text: envelopes, `encrypted_content` member
 /// values, and what its strings (member names included) hold, each read again as a text.
-fn node_findings(node: &Node, src: &[u8], anchor: Option<usize>, depth: usize, shown: &HashSet<String>, out: &mut Vec<Found>) {
+fn node_findings(
+    node: &Node,
+    src: &[u8],
+    anchor: Option<usize>,
+    depth: usize,
+    shown: &HashSet<String>,
+    out: &mut Vec<Found>,
+) {
     let at = |pos: usize| anchor.unwrap_or(pos);
     match &node.kind {
         NodeKind::Object(members) => {
@@ -292,6 +302,8 @@ fn is_envelope(node: &Node) -> bool {
     matches!(node.get("schema").map(|s| &s.kind), Some(NodeKind::Str(s)) if s.eq_str(SCHEMA)) && holds_ciphertext(node)
 }
 
+/// H8: whether a value holds, at any depth, a member whose name's normal form is exactly
+/// `encryptedcontent` with a non-empty string value.
 fn holds_ciphertext(node: &Node) -> bool {
     match &node.kind {
         NodeKind::Object(members) => members.iter().any(|m| {
@@ -338,14 +350,21 @@ mod tests {
             ("encrypted_content", Value::str("c")),
         ]);
         let env = canonical_text(&item);
-        let line = format!("{{\"text\":{}}}", String::from_utf8(quote(&WStr::from(format!("  {env} ").as_str()))).unwrap());
-        assert_eq!(scan(line.as_bytes()), [ScanFinding { line: 1, code: FindingCode::ReplayMaterialExposed, sha256_prefix: digest(&env) }]);
+        let line =
+            format!("{{\"text\":{}}}", String::from_utf8(quote(&WStr::from(format!("  {env} ").as_str()))).unwrap());
+        assert_eq!(
+            scan(line.as_bytes()),
+            [ScanFinding { line: 1, code: FindingCode::ReplayMaterialExposed, sha256_prefix: digest(&env) }]
+        );
     }
 
     #[test]
     fn fragments_in_log_lines_and_replacements_ignored() {
         let t = format!("INFO payload=\"{{\\\"encrypted_content\\\":\\\"{C16}\\\"\" more\n{{\"encrypted_content\":{{\"redacted\":\"encrypted_content\",\"bytes\":16,\"sha256\":\"00\"}}}}");
-        assert_eq!(scan(t.as_bytes()), [ScanFinding { line: 1, code: FindingCode::ReplayMaterialExposed, sha256_prefix: digest(C16) }]);
+        assert_eq!(
+            scan(t.as_bytes()),
+            [ScanFinding { line: 1, code: FindingCode::ReplayMaterialExposed, sha256_prefix: digest(C16) }]
+        );
     }
 
     #[test]
@@ -355,5 +374,62 @@ mod tests {
         assert!(scan(t.as_bytes()).is_empty());
         let t = format!("{{\"encrypted_content\":\"{fifteen_escaped}x\"}}");
         assert_eq!(scan(t.as_bytes()).len(), 1);
+    }
+
+    fn exposed(line: usize, value: &str) -> ScanFinding {
+        ScanFinding { line, code: FindingCode::ReplayMaterialExposed, sha256_prefix: digest(value) }
+    }
+
+    const FERNET: &str =
+        "gAAAAABpM0YjZk4yMrZw3XDI1AWFaKb9T0NQq7LndK6zaRB-FK1PbhZhaZk4yMrZw3XDI1AWFaKb9T0NQq7LndK6zaRB_FK1PbhZha==";
+
+    #[test]
+    fn h8_a_file_that_is_not_text_is_a_finding_and_read_all_the_same() {
+        let t = format!("log\0 line\nREPLAY={FERNET}\n");
+        let f = scan(t.as_bytes());
+        assert_eq!(f[0], ScanFinding { line: 1, code: FindingCode::ScanFileNotText, sha256_prefix: digest(&t) });
+        assert_eq!(f[1..], [exposed(2, FERNET)]);
+        // Bytes that are not UTF-8 are not text; a byte-order mark makes UTF-16 text.
+        assert_eq!(scan(b"a\xff").len(), 1);
+        let utf16: Vec<u8> = [0xFF, 0xFE].into_iter().chain("x".encode_utf16().flat_map(u16::to_le_bytes)).collect();
+        assert!(scan(&utf16).is_empty());
+    }
+
+    #[test]
+    fn h8_text_forms_outside_json() {
+        for (text, line) in [
+            (format!("item {{'encrypted_content': '{FERNET}'}}"), 1),
+            (format!("type: reasoning\nencrypted_content: {FERNET}\n"), 2),
+            (format!("<item><encrypted_content>{FERNET}</encrypted_content></item>"), 1),
+            (format!("Encrypted-Content: {FERNET}"), 1),
+            (format!("replaying state {FERNET} for rs_1"), 1),
+        ] {
+            assert_eq!(scan(text.as_bytes()), [exposed(line, FERNET)], "{text}");
+        }
+    }
+
+    #[test]
+    fn h8_decoded_texts_are_read_and_not_reported_twice() {
+        let json = format!("{{\"encrypted_content\": \"{FERNET}\"}}");
+        let percent: String = json.bytes().map(|b| format!("%{b:02X}")).collect();
+        assert_eq!(scan(format!("body={percent}").as_bytes()), [exposed(1, FERNET)]);
+        let html = json.replace('"', "&quot;");
+        assert_eq!(scan(html.as_bytes()), [exposed(1, FERNET)]);
+    }
+
+    #[test]
+    fn h8_a_value_on_a_later_line_and_a_cut_value() {
+        let t = format!("{{\"type\": \"reasoning\",\n \"encrypted_content\"\n   : \"{C16}\",\n");
+        assert_eq!(scan(t.as_bytes()), [exposed(3, C16)]);
+        let t = format!("INFO \"encrypted_content\":\n    \"{C16}\" (cut)\n");
+        assert_eq!(scan(t.as_bytes()), [exposed(2, C16)]);
+        let t = format!("DEBUG {{\"encrypted_content\":\"{C16}\n");
+        assert_eq!(scan(t.as_bytes()), [exposed(1, C16)]);
+    }
+
+    #[test]
+    fn h8_a_file_that_is_one_json_value_gives_the_line_of_each_value() {
+        let t = format!("{{\n  \"a\": 1,\n  \"encrypted_content\":\n    \"{C16}\"\n}}\n");
+        assert_eq!(scan(t.as_bytes()), [exposed(4, C16)]);
     }
 }

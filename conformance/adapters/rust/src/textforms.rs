@@ -441,10 +441,7 @@ mod tests {
     use super::*;
 
     fn values(t: &str) -> Vec<(String, String)> {
-        assignments(t.as_bytes())
-            .iter()
-            .map(|a| (a.name.to_string_lossy(), t[a.value.clone()].to_string()))
-            .collect()
+        assignments(t.as_bytes()).iter().map(|a| (a.name.to_string_lossy(), t[a.value.clone()].to_string())).collect()
     }
 
     fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -460,7 +457,10 @@ mod tests {
         assert_eq!(values("GET https://h/v1?model=gpt&api_key=sk-1&x=1"), pairs(&[("api_key", "sk-1")]));
         assert_eq!(values("Authorization: Bearer sk-1"), pairs(&[("Authorization", "Bearer sk-1")]));
         assert_eq!(values("OPENAI_API_KEY=sk-1 next"), pairs(&[("OPENAI_API_KEY", "sk-1")]));
-        assert_eq!(values("curl -H \"Authorization: Bearer sk-1\" https://h"), pairs(&[("Authorization", "Bearer sk-1")]));
+        assert_eq!(
+            values("curl -H \"Authorization: Bearer sk-1\" https://h"),
+            pairs(&[("Authorization", "Bearer sk-1")])
+        );
         assert_eq!(values("run --api-key  sk-1 -v"), pairs(&[("--api-key", "sk-1")]));
         assert_eq!(values("\"api\\u005fkey\": \"sk-1\""), pairs(&[("api_key", "sk-1")]));
         assert_eq!(values("x=\"{\\\"token\\\": \\\"t-1\\\"}\""), pairs(&[("token", "t-1")]));

@@ -169,12 +169,28 @@ pub fn fragment_at(text: &[u8], q: usize, floor: usize) -> Option<Fragment> {
                 value = value.and_then(|v| unescape_body(v.as_bytes()));
             }
             let name_start = q - ((1usize << level) - 1);
-            return Some(Fragment { level, name_start, start, end: j + 1, body: body_start..body_end, terminated: true, value });
+            return Some(Fragment {
+                level,
+                name_start,
+                start,
+                end: j + 1,
+                body: body_start..body_end,
+                terminated: true,
+                value,
+            });
         }
         j += 1;
     }
     let name_start = q - ((1usize << level) - 1);
-    Some(Fragment { level, name_start, start, end: text.len(), body: body_start..text.len(), terminated: false, value: None })
+    Some(Fragment {
+        level,
+        name_start,
+        start,
+        end: text.len(),
+        body: body_start..text.len(),
+        terminated: false,
+        value: None,
+    })
 }
 
 #[cfg(test)]

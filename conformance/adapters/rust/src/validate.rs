@@ -1,115 +1,15 @@
-//! Stored-history validation (SPEC §10: H1 shape, H3 findings, H4 permissions) and the display
-//! consistency of ST3.
+//! Stored-history validation (SPEC H3: what a validator reports; H4: permission findings).
 
 use crate::cache_state::{effort_valid_for, read_record, RecordRead, DEFAULT_UPDATE_CAPABLE};
 use crate::dedupe::{Decision, Deduper};
+use crate::display::display_consistent;
 use crate::envelope::{read_block, Verdict};
-use crate::history::{channel, has_role, recorded_provider, text_of_block, HistoryForm, DISPLAY_CHANNEL, REPLAY_CHANNEL};
+use crate::history::{
+    channel, has_role, recorded_provider, text_of_block, HistoryForm, DISPLAY_CHANNEL, REPLAY_CHANNEL,
+};
+use crate::history_file::has_history_shape;
 use crate::json::{parse_document, ParseOptions, Value, WStr};
 use crate::providers::ProviderNames;
-
-/// H1: whether a value has the shape of a history file: a top-level object whose `messages` is
-/// an array of objects, each with `role` `"user"` or `"assistant"` and `content` an array, and
-/// `tool_calls` and `tool_results` objects and `channels` an object of arrays when present. An
-/// optional member set to `null` is absent. Other members are ignored.
-pub fn has_history_shape(v: &Value) -> bool {
-    let Some(Value::Array(messages)) = v.get("messages") else { return false };
-    if !v.is_object() {
-        return false;
-    }
-    messages.iter().all(|m| {
-        m.is_object()
-            && matches!(m.get("role"), Some(r) if r.is_str("user") || r.is_str("assistant"))
-            && matches!(m.get("content"), Some(Value::Array(_)))
-            && m.get_non_null("tool_calls").is_none_or(Value::is_object)
-            && m.get_non_null("tool_results").is_none_or(Value::is_object)
-            && match m.get_non_null("channels") {
-                None => true,
-                Some(Value::Object(ch)) => ch.iter().all(|(_, blocks)| matches!(blocks, Value::Array(_))),
-                Some(_) => false,
-            }
-    })
-}
-
-/// ST3: the trimmed characters (Python's `str.strip()` whitespace).
-fn is_trim_char(c: u32) -> bool {
-    matches!(c, 0x09..=0x0D | 0x1C..=0x20 | 0x85 | 0xA0 | 0x1680 | 0x2000..=0x200A | 0x2028 | 0x2029 | 0x202F | 0x205F | 0x3000)
-}
-
-fn trim(cps: &[u32]) -> &[u32] {
-    let start = cps.iter().position(|&c| !is_trim_char(c)).unwrap_or(cps.len());
-    let end = cps.iter().rposition(|&c| !is_trim_char(c)).map_or(start, |e| e + 1);
-    &cps[start..end.max(start)]
-}
-
-/// ST3: the body of a trimmed text: what follows the closing `**` of a leading `**…**` heading
-/// when that `**` is at character index 3 or more and is followed by U+000A or U+000D; else the
-/// text itself.
-fn body(t: &[u32]) -> &[u32] {
-    let star = '*' as u32;
-    if t.len() >= 2 && t[0] == star && t[1] == star {
-        if let Some(k) = (2..t.len().saturating_sub(1)).find(|&k| t[k] == star && t[k + 1] == star) {
-            if k >= 3 && matches!(t.get(k + 2), Some(0x0A) | Some(0x0D)) {
-                return &t[k + 2..];
-            }
-        }
-    }
-    t
-}
-
-/// ST3: the display text of a reasoning item, or `None` when it is empty.
-pub fn display_text(item: &Value) -> Option<WStr> {
-    let texts = |member: &str| -> Vec<Vec<u32>> {
-        item.get(member)
-            .and_then(Value::as_array)
-            .map(|parts| {
-                parts
-                    .iter()
-                    .filter_map(|p| p.get("text").and_then(Value::as_wstr))
-                    .filter(|t| !t.is_empty())
-                    .map(WStr::code_points)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let mut parts = texts("summary");
-    if parts.is_empty() {
-        parts = texts("content");
-    }
-    let comment: Vec<u32> = "<!-- -->".chars().map(|c| c as u32).collect();
-    let kept: Vec<&[u32]> = parts
-        .iter()
-        .map(|p| trim(p))
-        .filter(|t| !t.is_empty() && trim(body(t)) != comment.as_slice())
-        .collect();
-    if kept.is_empty() {
-        return None;
-    }
-    let mut out = WStr::new();
-    for (i, t) in kept.iter().enumerate() {
-        if i > 0 {
-            out.push_str("\n\n");
-        }
-        for &c in t.iter() {
-            out.push_cp(c);
-        }
-    }
-    Some(out)
-}
-
-/// ST3: the display texts of the replay items, in order, are a subsequence of the texts of the
-/// display channel's text blocks.
-pub fn display_consistent(items: &[Value], display_blocks: &[Value]) -> bool {
-    let shown: Vec<&WStr> = display_blocks.iter().filter_map(text_of_block).collect();
-    let mut next = 0;
-    for want in items.iter().filter_map(display_text) {
-        match shown[next..].iter().position(|s| **s == want) {
-            Some(k) => next += k + 1,
-            None => return false,
-        }
-    }
-    true
-}
 
 /// H3: the severity of a code.
 pub fn severity(code: &str) -> &'static str {
@@ -219,7 +119,8 @@ pub fn validate(text: HistoryText, opts: &ValidateOptions) -> Report {
         if matches!(text, HistoryText::Bytes(_)) && std::str::from_utf8(bytes).is_err() {
             report.findings.push(Finding::file("history_unreadable"));
         } else {
-            let opts = ParseOptions { lenient_tokens: false, max_depth: crate::json::MAX_DEPTH, detect_duplicates: false };
+            let opts =
+                ParseOptions { lenient_tokens: false, max_depth: crate::json::MAX_DEPTH, detect_duplicates: false };
             match parse_document(bytes, opts) {
                 Ok((node, _)) => {
                     let v = node.to_value(bytes);
@@ -342,11 +243,7 @@ fn blocks_total(messages: &[Value]) -> u64 {
 mod tests {
     use super::*;
     use crate::capture::canonical_text;
-    use crate::json::{parse_value, quote};
-
-    fn j(s: &str) -> Value {
-        parse_value(s.as_bytes(), ParseOptions::STRICT).unwrap().0
-    }
+    use crate::json::quote;
 
     fn item(id: &str, c: &str, summary: &[&str]) -> Value {
         let parts = summary
@@ -369,34 +266,18 @@ mod tests {
         let w = WStr::from(history);
         validate(
             HistoryText::Chars(&w),
-            &ValidateOptions { provider: WStr::from("openai"), names: ProviderNames::registry_only(), file_mode: None, directory_mode: None, file_name: None },
+            &ValidateOptions {
+                provider: WStr::from("openai"),
+                names: ProviderNames::registry_only(),
+                file_mode: None,
+                directory_mode: None,
+                file_name: None,
+            },
         )
     }
 
     fn codes(r: &Report) -> Vec<(&'static str, Option<(usize, usize)>)> {
         r.findings.iter().map(|f| (f.code, f.location)).collect()
-    }
-
-    #[test]
-    fn st3_display_text() {
-        assert_eq!(display_text(&item("a", "c", &["  Hello ", "", "\u{3000}"])), Some(WStr::from("Hello")));
-        assert_eq!(display_text(&item("a", "c", &["**Title**\n<!-- -->", "b"])), Some(WStr::from("b")));
-        assert_eq!(display_text(&item("a", "c", &[" <!-- --> "])), None);
-        assert_eq!(display_text(&item("a", "c", &["**T**\nbody", "x"])), Some(WStr::from("**T**\nbody\n\nx")));
-        // `**` at index 2 is not a heading: the text is its own body.
-        assert_eq!(display_text(&item("a", "c", &["****\n<!-- -->"])), Some(WStr::from("****\n<!-- -->")));
-        let with_content = j(r#"{"type":"reasoning","summary":[{"type":"summary_text","text":""}],"content":[{"type":"reasoning_text","text":" r "}]}"#);
-        assert_eq!(display_text(&with_content), Some(WStr::from("r")));
-    }
-
-    #[test]
-    fn st3_subsequence_with_other_blocks() {
-        let items = vec![item("a", "c", &["one"]), item("b", "c", &[]), item("c", "c", &["two"])];
-        let blocks = |texts: &[&str]| -> Vec<Value> { texts.iter().map(|t| j(&block_json(t))).collect() };
-        assert!(display_consistent(&items, &blocks(&["streamed", "one", "x", "two"])));
-        assert!(!display_consistent(&items, &blocks(&["two", "one"])));
-        assert!(!display_consistent(&items, &blocks(&["one"])));
-        assert!(display_consistent(&items[1..2], &blocks(&[])));
     }
 
     #[test]
@@ -460,12 +341,27 @@ mod tests {
         let bad = [0xffu8];
         let r = validate(
             HistoryText::Bytes(&bad),
-            &ValidateOptions { provider: WStr::from("openai"), names: ProviderNames::registry_only(), file_mode: Some(0o644), directory_mode: Some(0o755), file_name: None },
+            &ValidateOptions {
+                provider: WStr::from("openai"),
+                names: ProviderNames::registry_only(),
+                file_mode: Some(0o644),
+                directory_mode: Some(0o755),
+                file_name: None,
+            },
         );
-        assert_eq!(codes(&r), [("history_unreadable", None), ("file_mode_too_open", None), ("directory_mode_too_open", None)]);
+        assert_eq!(
+            codes(&r),
+            [("history_unreadable", None), ("file_mode_too_open", None), ("directory_mode_too_open", None)]
+        );
         let ok = validate(
             HistoryText::Chars(&WStr::from("{\"messages\":[]}")),
-            &ValidateOptions { provider: WStr::from("openai"), names: ProviderNames::registry_only(), file_mode: Some(0o600), directory_mode: Some(0o700), file_name: None },
+            &ValidateOptions {
+                provider: WStr::from("openai"),
+                names: ProviderNames::registry_only(),
+                file_mode: Some(0o600),
+                directory_mode: Some(0o700),
+                file_name: None,
+            },
         );
         assert!(ok.findings.is_empty() && ok.replays_as_stored);
     }
