@@ -399,6 +399,7 @@ pub fn handshake() -> Value {
                 ("name", Value::str("reasoning-replay-rs")),
                 ("version", Value::str(env!("CARGO_PKG_VERSION"))),
                 ("language", Value::str("rust")),
+                ("homepage", Value::str("conformance/adapters/rust")),
                 ("operations", Value::Array(OPERATIONS.iter().map(|o| Value::str(o)).collect())),
                 ("history_formats", Value::Array(HISTORY_FORMATS.iter().map(|f| Value::str(f)).collect())),
                 ("provenance", Value::str(PROVENANCE)),
