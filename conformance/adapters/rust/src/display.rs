@@ -31,28 +31,21 @@ fn body(t: &[u32]) -> &[u32] {
     t
 }
 
-/// ST3: the display text of a reasoning item, or `None` when it is empty.
+/// ST3: the display text of a reasoning item, from its `summary` parts only (its `content`
+/// parts never give display text): each part's `text` trimmed; the trimmed texts that are empty,
+/// or whose body, trimmed, is `<!-- -->`, dropped; the trimmed texts left (never their bodies)
+/// joined with two U+000A. `None` when no text is left.
 pub fn display_text(item: &Value) -> Option<WStr> {
-    let texts = |member: &str| -> Vec<Vec<u32>> {
-        item.get(member)
-            .and_then(Value::as_array)
-            .map(|parts| {
-                parts
-                    .iter()
-                    .filter_map(|p| p.get("text").and_then(Value::as_wstr))
-                    .filter(|t| !t.is_empty())
-                    .map(WStr::code_points)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let mut parts = texts("summary");
-    if parts.is_empty() {
-        parts = texts("content");
-    }
-    let comment: Vec<u32> = "<!-- -->".chars().map(|c| c as u32).collect();
+    let parts: Vec<Vec<u32>> = item
+        .get("summary")
+        .and_then(Value::as_array)
+        .map(|parts| {
+            parts.iter().filter_map(|p| p.get("text").and_then(Value::as_wstr)).map(WStr::code_points).collect()
+        })
+        .unwrap_or_default();
+    let placeholder: Vec<u32> = "<!-- -->".chars().map(|c| c as u32).collect();
     let kept: Vec<&[u32]> =
-        parts.iter().map(|p| trim(p)).filter(|t| !t.is_empty() && trim(body(t)) != comment.as_slice()).collect();
+        parts.iter().map(|p| trim(p)).filter(|t| !t.is_empty() && trim(body(t)) != placeholder.as_slice()).collect();
     if kept.is_empty() {
         return None;
     }
@@ -116,10 +109,11 @@ mod tests {
         assert_eq!(display_text(&item("a", "c", &["**T**\nbody", "x"])), Some(WStr::from("**T**\nbody\n\nx")));
         // `**` at index 2 is not a heading: the text is its own body.
         assert_eq!(display_text(&item("a", "c", &["****\n<!-- -->"])), Some(WStr::from("****\n<!-- -->")));
+        // Content parts never give display text.
         let with_content = j(
             r#"{"type":"reasoning","summary":[{"type":"summary_text","text":""}],"content":[{"type":"reasoning_text","text":" r "}]}"#,
         );
-        assert_eq!(display_text(&with_content), Some(WStr::from("r")));
+        assert_eq!(display_text(&with_content), None);
     }
 
     #[test]

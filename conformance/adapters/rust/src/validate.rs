@@ -19,6 +19,7 @@ pub fn severity(code: &str) -> &'static str {
         | "dedupe_exact_duplicate"
         | "dedupe_id_ciphertext_conflict"
         | "block_not_text"
+        | "replay_channel_misplaced"
         | "display_replay_mismatch" => "warning",
         "redacted_record" => "note",
         _ => "error",
@@ -119,10 +120,11 @@ pub fn validate(text: HistoryText, opts: &ValidateOptions) -> Report {
         if matches!(text, HistoryText::Bytes(_)) && std::str::from_utf8(bytes).is_err() {
             report.findings.push(Finding::file("history_unreadable"));
         } else {
-            let opts =
-                ParseOptions { lenient_tokens: false, max_depth: crate::json::MAX_DEPTH, detect_duplicates: false };
-            match parse_document(bytes, opts) {
-                Ok((node, _)) => {
+            // H1: one JSON text every parser reads as one value: RFC 8259's grammar (no
+            // byte-order mark, no `NaN`, no trailing data) and no member named twice at any
+            // depth; an escaped lone surrogate is accepted.
+            match parse_document(bytes, ParseOptions::STRICT) {
+                Ok((node, flags)) if !flags.duplicate_member => {
                     let v = node.to_value(bytes);
                     if has_history_shape(&v) {
                         history = Some(v);
@@ -130,7 +132,7 @@ pub fn validate(text: HistoryText, opts: &ValidateOptions) -> Report {
                         report.findings.push(Finding::file("history_malformed"));
                     }
                 }
-                Err(_) => report.findings.push(Finding::file("history_malformed")),
+                _ => report.findings.push(Finding::file("history_malformed")),
             }
         }
     }
@@ -160,8 +162,10 @@ fn check_messages(history: &Value, opts: &ValidateOptions, report: &mut Report) 
         let is_assistant = has_role(m, "assistant");
         let blocks: &[Value] = channel(m, REPLAY_CHANNEL).map(|b| b.as_slice()).unwrap_or(&[]);
         if !is_assistant {
-            // Replay channels of other messages are not read here; they would not be sent.
-            if !blocks.is_empty() {
+            // A replay channel on another message is not read: each of its blocks, whatever it
+            // is, is `replay_channel_misplaced`, counted nowhere, and never replayed.
+            for bi in 0..blocks.len() {
+                located.push(at("replay_channel_misplaced", bi, 0));
                 as_stored = false;
             }
             continue;
@@ -302,6 +306,7 @@ mod tests {
         assert_eq!(
             codes(&r),
             [
+                ("replay_channel_misplaced", Some((0, 0))),
                 ("cache_state_invalid", Some((1, 0))),
                 ("dedupe_exact_duplicate", Some((1, 1))),
                 ("legacy_minimal_record", Some((1, 2))),
@@ -329,6 +334,34 @@ mod tests {
         let r = run(&h("Other"));
         assert_eq!(codes(&r), [("display_replay_mismatch", Some((0, 0)))]);
         assert_eq!(r.findings[0].to_value().get("severity").unwrap().as_str(), Some("warning"));
+    }
+
+    #[test]
+    fn h3_a_misplaced_replay_channel_is_reported_per_block_and_counted_nowhere() {
+        let ok = canonical_text(&item("a", "c", &["S"]));
+        let h = format!(
+            r#"{{"messages":[{{"role":"user","content":[],"channels":{{"{REPLAY_CHANNEL}":[{},{{"type":"image"}}]}}}}]}}"#,
+            block_json(&ok)
+        );
+        let r = run(&h);
+        assert_eq!(codes(&r), [("replay_channel_misplaced", Some((0, 0))), ("replay_channel_misplaced", Some((0, 1)))]);
+        assert_eq!(r.findings[0].to_value().get("severity").unwrap().as_str(), Some("warning"));
+        assert_eq!((r.resumable, r.legacy, r.redacted, r.malformed), (0, 0, 0, 0));
+        assert!(!r.replays_as_stored);
+    }
+
+    #[test]
+    fn h1_a_member_named_twice_at_any_depth_is_no_history() {
+        for h in [
+            r#"{"messages":[],"messages":[]}"#,
+            r#"{"messages":[{"role":"user","content":[{"type":"text","text":"x","text":"y"}]}]}"#,
+        ] {
+            assert_eq!(codes(&run(h)), [("history_malformed", None)], "{h}");
+        }
+        // An escaped lone surrogate is JSON every parser reads alike: accepted.
+        assert!(run(r#"{"messages":[{"role":"user","content":[{"type":"text","text":"\ud800"}]}]}"#)
+            .findings
+            .is_empty());
     }
 
     #[test]
