@@ -4080,6 +4080,48 @@ def m_envelope_ciphertext_in_item_only(p: Patcher) -> None:
     p.set(scan, "_holds_ciphertext", holds)
 
 
+@mutant("H8", "a base64 run's = padding is not part of it: its length and digest leave it out")
+def m_base64_run_without_padding(p: Patcher) -> None:
+    run = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]+(?![A-Za-z0-9+/_-])")
+    p.set(text_forms, "BASE64_RUN", run)
+
+
+@mutant("H8", "lines read together report a finding on their first line, where the name is")
+def m_grouped_lines_report_the_first(p: Patcher) -> None:
+    def scan_lines(lines: list[str], path: Path | None = None) -> Iterator[scan.ScanFinding]:
+        number = 0
+        while number < len(lines):
+            first = number
+            chunk = lines[number].removesuffix("\r")
+            number += 1
+            while number < len(lines) and scan._HEAD_AT_END.search(chunk) is not None:
+                chunk += "\n" + lines[number].removesuffix("\r")
+                number += 1
+            for found in scan.material(chunk):
+                yield scan.ScanFinding(first + 1, scan.sha256_prefix(found.value), path)
+
+    p.set(scan, "scan_lines", scan_lines)
+
+
+@mutant("H8", "an assignment's value is quoted only by a double quote")
+def m_value_quoted_by_double_quote_only(p: Patcher) -> None:
+    p.set(text_forms, "_OPENING_QUOTE", re.compile(r'(\\*)(")'))
+
+
+@mutant("H8", "a fragment that does not unescape keeps the backslashes of its closing quote")
+def m_undecodable_fragment_keeps_closing_backslashes(p: Patcher) -> None:
+    original = scan.read_fragment
+
+    def mutated(text: str, start: int, backslashes: int) -> scan.Fragment:
+        found = original(text, start, backslashes)
+        closing = found.end - 1 - found.value_end == backslashes > 0
+        if found.value is None and found.terminated and closing:
+            return scan.Fragment(None, found.end - 1, found.end)
+        return found
+
+    p.set(scan, "read_fragment", mutated)
+
+
 # ---------------------------------------------------------------------------------------------
 # Running
 
