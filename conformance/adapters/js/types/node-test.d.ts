@@ -2,7 +2,14 @@
 import type { DiagnosticCode } from './index.js';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
-export type Profile = 'record' | 'configuration-update-ordering' | 'stored-history';
+/** A part of the specification (SPEC §13). */
+export type Part = 'record' | 'configuration-update-ordering' | 'stored-history';
+/** @deprecated The earlier name of Part. */
+export type Profile = Part;
+/** A conformance profile (SPEC CL2). */
+export type ConformanceProfile = 'verdict' | 'diagnostics';
+/** One name, or several. */
+export type Names<T extends string> = T | readonly T[];
 
 /** One case of conformance/vectors.bundle.json. */
 export interface VectorCase {
@@ -27,19 +34,47 @@ export interface VectorsBundle {
   cases: VectorCase[];
 }
 
-export declare const PROFILES: Readonly<Record<Profile, readonly string[]>>;
+/** The first difference of two JSON values: a JSON pointer and why. */
+export interface Difference {
+  pointer: string;
+  reason: string;
+}
+
+export declare const PARTS: Readonly<Record<Part, readonly string[]>>;
+/** @deprecated The earlier name of PARTS. */
+export declare const PROFILES: Readonly<Record<Part, readonly string[]>>;
 export declare const LEVELS: readonly Level[];
+export declare const CONFORMANCE_PROFILES: readonly ConformanceProfile[];
+/** SPEC CL2's table: the output members the verdict profile leaves out, and coded findings. */
+export declare const VERDICT_PROFILE: {
+  readonly leftOut: Readonly<Record<string, readonly string[]>>;
+  readonly codedFindings: Readonly<Record<string, string>>;
+};
 export declare function defaultBundlePath(): string;
 export declare function loadBundle(path?: string): VectorsBundle;
-/** The cases of one or more operations, or of a profile's operations, at the given levels. */
+/**
+ * The cases of one or more operations, or of the operations of one or more parts, at the given
+ * levels; each selector is one name or an array of names.
+ */
 export declare function casesFor(selection?: {
-  operation?: string | readonly string[];
-  profile?: Profile;
-  levels?: readonly Level[];
+  operation?: Names<string>;
+  part?: Names<Part>;
+  /** @deprecated The earlier name of `part`. */
+  profile?: Names<Part>;
+  levels?: Names<Level>;
   bundle?: VectorsBundle;
 }): VectorCase[];
+/** An output as the verdict profile compares it (SPEC CL2). */
+export declare function verdictView(operation: string, output: unknown): unknown;
+/** The first difference of two JSON values, or null when they are equal as JSON values. */
+export declare function firstDifference(expected: unknown, actual: unknown, pointer?: string): Difference | null;
 /**
- * Throws an AssertionError unless `result` ({output} or {reject: {code}}, as runCase returns
- * them) is what the case expects.
+ * Throws an AssertionError, whose stack starts at the caller, unless `result` ({output} or
+ * {reject: {code}}, as runCase returns them) is what the case expects in `profile`
+ * ('diagnostics' by default).
  */
-export declare function checkCase(testCase: VectorCase, result: unknown): void;
+export declare function checkCase(
+  testCase: VectorCase,
+  result: unknown,
+  options?: { profile?: ConformanceProfile },
+): void;
