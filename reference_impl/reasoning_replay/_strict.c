@@ -212,7 +212,7 @@ parse_object(Parser *p, int depth)
             Py_DECREF(name);
             goto fail;
         }
-        Py_ssize_t size = PyDict_GET_SIZE(object);
+        Py_ssize_t size = DICT_SIZE(object);
         int failed = PyDict_SetItem(object, name, member);
         Py_DECREF(name);
         Py_DECREF(member);
@@ -220,7 +220,7 @@ parse_object(Parser *p, int depth)
             p->stop = ERROR;
             goto fail;
         }
-        if (PyDict_GET_SIZE(object) == size) { /* the name was there already */
+        if (DICT_SIZE(object) == size) { /* the name was there already */
             p->duplicate = 1;
         }
         skip_whitespace(p);
@@ -314,8 +314,9 @@ parse(PyObject *module, PyObject *text)
 {
     Text t;
     (void)module;
-    if (!text_of(text, &t, "parse")) {
-        return NULL;
+    int readable = text_of(text, &t, "parse");
+    if (readable <= 0) {
+        return readable < 0 ? Py_NewRef(Py_None) : NULL; /* -1: undecided, as for a surrogate */
     }
     Parser p = {.t = &t, .at = 0, .duplicate = 0, .stop = UNDECIDED};
     PyObject *value = parse_value(&p, 0);
