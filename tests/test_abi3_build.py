@@ -6,6 +6,7 @@ cannot read, is left to the Python path and gets the same verdict."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -113,3 +114,38 @@ def test_the_differential_tests_pass_on_the_abi3_build(abi3_site: Path) -> None:
     assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
     assert " passed" in completed.stdout.splitlines()[-1]
     assert "skipped" not in completed.stdout.splitlines()[-1]
+
+
+def test_the_benchmark_times_the_three_builds_and_finds_their_verdicts_equal(
+    tmp_path: Path,
+) -> None:
+    """tools/bench_abi3.py on 100 records, one round: the figures' shape, not their values."""
+    out = tmp_path / "figures.json"
+
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "tools/bench_abi3.py",
+            "--count",
+            "100",
+            "--rounds",
+            "1",
+            "--json",
+            str(out),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=GUARD_SECONDS,
+    )
+
+    assert completed.returncode == 0, completed.stdout[-2000:] + completed.stderr[-2000:]
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    builds, workloads = ("full", "abi3", "none"), ("str", "ascii", "bytes")
+    assert set(figures["trials"]) == {f"{b}_{w}" for b in builds for w in workloads}
+    assert set(figures["ratios"]) == {
+        f"{b}_over_full_{w}" for b in ("abi3", "none") for w in workloads
+    }
+    assert figures["records"] == 100
+    assert 0 < figures["ascii_records"] < 100
