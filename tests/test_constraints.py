@@ -25,6 +25,8 @@ README_COMMANDS = re.compile(r"\A.*?^```sh\n(.*?)^```", re.MULTILINE | re.DOTALL
 OTHER_ENVIRONMENTS = {
     "fast_agent": "fast-agent's own environment, pinned by tools/install_fast_agent.py",
     "mcp_types": "fast-agent's own environment, pinned by tools/install_fast_agent.py",
+    "pydantic_ai": "pydantic-ai's own environment, pinned by its requirements.txt "
+    "(conformance/implementations/pydantic-ai, tools/install_implementation.py)",
 }
 
 

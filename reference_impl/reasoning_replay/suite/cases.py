@@ -4,7 +4,9 @@
 third-party implementation runs the suite under pytest without an adapter program; ``assert_case``
 judges one result exactly as ``conformance run`` does, in either profile of SPEC CL2. The cases
 come from the installed package's ``vectors.bundle.json`` (see conformance/README.md, "Use the
-vectors from pytest").
+vectors from pytest"). A framework that reads histories in the items form asks for
+``history_formats="items"``: it gets the cases that apply to it (SPEC CL4), each neutral history
+already converted, and judged as the runner judges such an implementation (SPEC CL2).
 
 Every selector takes one name or several (``levels="MUST"`` or ``levels=["MUST", "SHOULD"]``).
 A part of the specification is selected by ``part=``; ``profile=`` is the conformance profile
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from reasoning_replay.resources import data_path
 
+from .forms import Form, HistoryFormat, applicability, case_form, prepared_case, unjudged_members
 from .governed import governed_reply
 from .outcomes import Outcome
 from .profiles import Profile, judge_in
@@ -35,7 +38,7 @@ if TYPE_CHECKING:  # pytest is the caller's dependency, imported only when param
 
 # The operations of each part of the specification (SPEC §13): a part selects them all.
 PARTS: Final[Mapping[str, tuple[str, ...]]] = {
-    "record": ("read", "capture", "replay", "dedupe", "redact", "telemetry"),
+    "record": ("read", "capture", "replay", "dedupe", "redact", "telemetry", "defaults"),
     "configuration-update-ordering": ("plan",),
     "stored-history": ("validate", "export", "scan"),
 }
@@ -92,11 +95,19 @@ def vector_cases(
     operation: Names | None = None,
     part: Names | None = None,
     levels: Names = LEVELS,
+    forms: Names | None = None,
+    history_formats: Names = ("channels",),
+    telemetry: bool = True,
     profile: Names | None = None,
 ) -> tuple[Case, ...]:
     """The bundled cases of one or more operations, or of the operations of one or more parts of
     the specification (``record``, ``configuration-update-ordering``, ``stored-history``), at the
-    given levels (``MUST``, ``SHOULD``, ``MAY``), in the suite's order. ``profile`` is the
+    given levels (``MUST``, ``SHOULD``, ``MAY``) and forms (``neutral``, ``items``, ``storage``;
+    SPEC CL4), in the suite's order, that apply to an implementation reading ``history_formats``
+    (SPEC CL3, as its handshake would announce them), each as it is sent to such an
+    implementation: a neutral history in the items form when the channels form is not read, and
+    with what SPEC CL2 leaves unjudged (a plan's ``record`` in the items form; ``counters`` of a
+    replay when ``telemetry`` is false) left out of the expectation. ``profile`` is the
     deprecated name of ``part``."""
     __tracebackhide__ = True
     part = _part_of_old_keyword(part, profile)
@@ -105,14 +116,19 @@ def vector_cases(
     named = _names(operation)
     parts = _names(part)
     wanted_levels = _names(levels)
+    wanted_forms = _names(forms) if forms is not None else tuple(Form)
+    formats = _names(history_formats)
     unknown = [name for name in named if name not in known_operations]
     unknown += [level for level in wanted_levels if level not in LEVELS]
     unknown += [f"part {name!r}" for name in parts if name not in PARTS]
+    unknown += [f"form {f!r}" for f in wanted_forms if f not in set(Form)]
+    unknown += [f"history format {f!r}" for f in formats if f not in set(HistoryFormat)]
     if unknown:
         raise UnknownSelection(
             f"not in the suite: {', '.join(unknown)} (operations: "
             f"{', '.join(sorted(known_operations))}; levels: {', '.join(LEVELS)}; "
-            f"parts: {', '.join(PARTS)})"
+            f"parts: {', '.join(PARTS)}; forms: {', '.join(Form)}; history formats: "
+            f"{', '.join(HistoryFormat)})"
         )
     operations = named
     if parts:
@@ -120,7 +136,18 @@ def vector_cases(
         operations = tuple(name for name in named if name in in_parts) if named else (*in_parts,)
         if not operations:  # the named operations are all outside the parts
             return ()
-    return select(cases, Selection(operations=operations, levels=wanted_levels))
+    chosen = select(cases, Selection(operations=operations, levels=wanted_levels))
+    announced = tuple(HistoryFormat(f) for f in formats)
+    implemented = {*known_operations} - (set() if telemetry else {"telemetry"})
+    sent = []
+    for case in chosen:
+        if case_form(case) not in wanted_forms:
+            continue
+        applies = applicability(case, announced)
+        if applies.applies:
+            unjudged = unjudged_members(case, applies.history_format, implemented)
+            sent.append(prepared_case(case, applies.history_format, unjudged))
+    return tuple(sent)
 
 
 def pytest_cases(
@@ -128,6 +155,9 @@ def pytest_cases(
     operation: Names | None = None,
     part: Names | None = None,
     levels: Names = LEVELS,
+    forms: Names | None = None,
+    history_formats: Names = ("channels",),
+    telemetry: bool = True,
     profile: Names | None = None,
 ) -> list[ParameterSet]:
     """``vector_cases(...)`` as ``pytest.param(case, id=case.id)``, for
@@ -138,7 +168,14 @@ def pytest_cases(
     part = _part_of_old_keyword(part, profile)
     return [
         pytest.param(case, id=case.id)
-        for case in vector_cases(operation=operation, part=part, levels=levels)
+        for case in vector_cases(
+            operation=operation,
+            part=part,
+            levels=levels,
+            forms=forms,
+            history_formats=history_formats,
+            telemetry=telemetry,
+        )
     ]
 
 

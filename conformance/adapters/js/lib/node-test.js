@@ -10,15 +10,20 @@
 // `conformance run` judges them, in either profile of SPEC CL2 (SPEC.md#profiles): `diagnostics`
 // (the default) compares an output exactly as a JSON value and a reject by its code, `verdict`
 // takes a reject of any code and leaves out the output members that carry diagnostics only.
+// An output is narrowed first to the members SPEC CL2 leaves to the implementation. A framework
+// that reads histories in the items form asks for `historyFormats: 'items'` (SPEC CL3, CL4).
 // Every selector takes one name or an array of names. A failure is an AssertionError whose stack
 // starts at the caller of checkCase, with the first difference as a JSON pointer.
 import { existsSync, readFileSync } from 'node:fs';
 import { AssertionError } from 'node:assert';
 import { fileURLToPath } from 'node:url';
+import { FORMS, HISTORY_FORMATS, applicability, caseForm, preparedCase, unjudgedMembers } from './forms.js';
+
+export { FORMS, HISTORY_FORMATS } from './forms.js';
 
 /** The operations of each part of the specification (SPEC §13); a part selects them all. */
 export const PARTS = Object.freeze({
-  record: Object.freeze(['read', 'capture', 'replay', 'dedupe', 'redact', 'telemetry']),
+  record: Object.freeze(['read', 'capture', 'replay', 'dedupe', 'redact', 'telemetry', 'defaults']),
   'configuration-update-ordering': Object.freeze(['plan']),
   'stored-history': Object.freeze(['validate', 'export', 'scan']),
 });
@@ -83,22 +88,30 @@ function partOfOldName(part, profile) {
 
 /**
  * The cases of one or more operations, or of the operations of one or more parts, at the given
- * levels, in the suite's order; each selector is a name or an array of names. An operation, part
- * or level the suite does not have throws a TypeError. `profile` is the deprecated name of `part`.
+ * levels and forms (`neutral`, `items`, `storage`: SPEC CL4), in the suite's order, that apply to
+ * an implementation reading `historyFormats` (as its handshake would announce them; SPEC CL3),
+ * each as it is sent to such an implementation: a neutral history in the items form when the
+ * channels form is not read, and what SPEC CL2 leaves unjudged (a plan's `record` in the items
+ * form, a replay's `counters` when `telemetry` is false) left out. Each selector is a name or an
+ * array of names; an unknown name throws a TypeError. `profile` is the deprecated name of `part`.
  */
-export function casesFor({ operation, part, profile, levels = LEVELS, bundle } = {}) {
+export function casesFor({ operation, part, profile, levels = LEVELS, forms = FORMS, historyFormats = ['channels'], telemetry = true, bundle } = {}) {
   const cases = (bundle ?? loadBundle()).cases;
   const known = new Set(cases.map((c) => c.operation));
   const named = names(operation);
   const parts = names(partOfOldName(part, profile));
   const wantedLevels = names(levels);
+  const wantedForms = names(forms);
+  const formats = names(historyFormats);
   const unknown = [
     ...named.filter((name) => !known.has(name)),
     ...wantedLevels.filter((l) => !LEVELS.includes(l)),
     ...parts.filter((p) => !Object.hasOwn(PARTS, p)).map((p) => `part ${p}`),
+    ...wantedForms.filter((f) => !FORMS.includes(f)).map((f) => `form ${f}`),
+    ...formats.filter((f) => !HISTORY_FORMATS.includes(f)).map((f) => `history format ${f}`),
   ];
   if (unknown.length > 0) {
-    throw new TypeError(`not in the suite: ${unknown.join(', ')} (operations: ${[...known].sort().join(', ')}; levels: ${LEVELS.join(', ')}; parts: ${Object.keys(PARTS).join(', ')})`);
+    throw new TypeError(`not in the suite: ${unknown.join(', ')} (operations: ${[...known].sort().join(', ')}; levels: ${LEVELS.join(', ')}; parts: ${Object.keys(PARTS).join(', ')}; forms: ${FORMS.join(', ')}; history formats: ${HISTORY_FORMATS.join(', ')})`);
   }
   let operations = named;
   if (parts.length > 0) {
@@ -106,9 +119,56 @@ export function casesFor({ operation, part, profile, levels = LEVELS, bundle } =
     operations = named.length > 0 ? named.filter((name) => inParts.includes(name)) : inParts;
     if (operations.length === 0) return [];
   }
-  return cases.filter(
-    (c) => (operations.length === 0 || operations.includes(c.operation)) && (wantedLevels.length === 0 || wantedLevels.includes(c.level)),
-  );
+  const out = [];
+  for (const c of cases) {
+    if (operations.length > 0 && !operations.includes(c.operation)) continue;
+    if ((wantedLevels.length > 0 && !wantedLevels.includes(c.level)) || !wantedForms.includes(caseForm(c))) continue;
+    const { applies, historyFormat } = applicability(c, formats);
+    if (applies) out.push(preparedCase(c, historyFormat, unjudgedMembers(c, historyFormat, telemetry)));
+  }
+  return out;
+}
+
+/**
+ * SPEC CL2: the output as the case governs it: unjudged members left out; a plan's
+ * request.reasoning narrowed as F11 governs it and request.include as P5 does; a defaults'
+ * request narrowed to store and include. Anything of another shape is left for the exact
+ * comparison to report.
+ */
+export function governedOutput(testCase, output) {
+  if (!isObject(output)) return output;
+  let out = output;
+  const unjudged = testCase.unjudged ?? [];
+  if (unjudged.length > 0) out = Object.fromEntries(Object.entries(out).filter(([name]) => !unjudged.includes(name)));
+  const wanted = testCase.expect.output?.request;
+  const request = out.request;
+  if (!isObject(wanted) || !isObject(request)) return out;
+  if (testCase.operation === 'defaults') {
+    const narrowed = {};
+    for (const name of ['store', 'include']) if (Object.hasOwn(request, name)) narrowed[name] = request[name];
+    narrowed.include = governedInclude(wanted.include, request.include) ?? narrowed.include;
+    if (narrowed.include === undefined) delete narrowed.include;
+    return { ...out, request: narrowed };
+  }
+  if (testCase.operation !== 'plan') return out;
+  const wantedReasoning = wanted.reasoning ?? {};
+  const reasoning = request.reasoning ?? {};
+  if (!isObject(wantedReasoning) || !isObject(reasoning)) return out;
+  // F11: a reasoning with no member SHOULD be omitted; a SHOULD case holds to that.
+  const emptySent = Object.keys(reasoning).length === 0 && Object.hasOwn(request, 'reasoning');
+  if (emptySent && !Object.hasOwn(wanted, 'reasoning') && testCase.level === 'SHOULD') return out;
+  const kept = Object.fromEntries(Object.entries(reasoning).filter(([name]) => name === 'effort' || Object.hasOwn(wantedReasoning, name)));
+  const narrowed = Object.fromEntries(Object.entries(request).filter(([name]) => name !== 'reasoning'));
+  if (Object.keys(kept).length > 0 || Object.hasOwn(wanted, 'reasoning')) narrowed.reasoning = kept;
+  const include = governedInclude(wanted.include, request.include);
+  if (include !== undefined) narrowed.include = include;
+  return { ...out, request: narrowed };
+}
+
+/** P5: include passes when it contains every expected entry; undefined leaves it as it is. */
+function governedInclude(wanted, include) {
+  if (!Array.isArray(wanted) || !Array.isArray(include)) return undefined;
+  return wanted.every((entry) => include.includes(entry)) ? [...wanted] : undefined;
 }
 
 /**
@@ -160,8 +220,8 @@ export function firstDifference(expected, actual, pointer = '') {
 }
 
 /**
- * Passes when `result` ({output: object} or {reject: {code}}, as runCase returns them) is what
- * the case expects in `profile` ('diagnostics' by default, or 'verdict'; SPEC CL2); otherwise
+ * Passes when `result` ({output: object} or {reject: {code}}, as runCase returns them), narrowed
+ * as the case governs it (governedOutput), is what the case expects in `profile` ('diagnostics' by default, or 'verdict'; SPEC CL2); otherwise
  * throws an AssertionError naming the case, its rule, level and profile, and the first
  * difference. The error's stack starts at the caller.
  */
@@ -189,7 +249,7 @@ export function checkCase(testCase, result, { profile = 'diagnostics' } = {}) {
   if (gotCode !== undefined) fail(`expected an output, got reject '${gotCode}'`, result, expect);
   const view = profile === 'verdict' ? (output) => verdictView(testCase.operation, output) : (output) => output;
   const expected = view(expect.output);
-  const actual = view(result.output);
+  const actual = view(governedOutput(testCase, result.output));
   const mismatch = firstDifference(expected, actual);
   if (mismatch !== null) fail(`output differs at ${mismatch.pointer || '/'} (${mismatch.reason})`, actual, expected);
 }

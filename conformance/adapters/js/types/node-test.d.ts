@@ -8,6 +8,10 @@ export type Part = 'record' | 'configuration-update-ordering' | 'stored-history'
 export type Profile = Part;
 /** A conformance profile (SPEC CL2). */
 export type ConformanceProfile = 'verdict' | 'diagnostics';
+/** SPEC CL4: what a case's meaning needs of a history form (its form tag). */
+export type Form = 'neutral' | 'items' | 'storage';
+/** SPEC CL3: a history form an implementation reads. */
+export type HistoryFormat = 'channels' | 'items';
 /** One name, or several. */
 export type Names<T extends string> = T | readonly T[];
 
@@ -25,6 +29,8 @@ export interface VectorCase {
   expect: { output: { [member: string]: unknown } } | { reject: { code: DiagnosticCode } };
   comment?: string;
   file: string;
+  /** Output members left out of the comparison for this selection (SPEC CL2). */
+  unjudged?: string[];
 }
 
 export interface VectorsBundle {
@@ -50,11 +56,14 @@ export declare const VERDICT_PROFILE: {
   readonly leftOut: Readonly<Record<string, readonly string[]>>;
   readonly codedFindings: Readonly<Record<string, string>>;
 };
+export declare const FORMS: readonly Form[];
+export declare const HISTORY_FORMATS: readonly HistoryFormat[];
 export declare function defaultBundlePath(): string;
 export declare function loadBundle(path?: string): VectorsBundle;
 /**
  * The cases of one or more operations, or of the operations of one or more parts, at the given
- * levels; each selector is one name or an array of names.
+ * levels and forms, that apply to an implementation reading `historyFormats`, each as it is sent
+ * to it; each selector is one name or an array of names.
  */
 export declare function casesFor(selection?: {
   operation?: Names<string>;
@@ -62,8 +71,13 @@ export declare function casesFor(selection?: {
   /** @deprecated The earlier name of `part`. */
   profile?: Names<Part>;
   levels?: Names<Level>;
+  forms?: Names<Form>;
+  historyFormats?: Names<HistoryFormat>;
+  telemetry?: boolean;
   bundle?: VectorsBundle;
 }): VectorCase[];
+/** An output as the case governs it (SPEC CL2), before the exact comparison. */
+export declare function governedOutput(testCase: VectorCase, output: unknown): unknown;
 /** An output as the verdict profile compares it (SPEC CL2). */
 export declare function verdictView(operation: string, output: unknown): unknown;
 /** The first difference of two JSON values, or null when they are equal as JSON values. */
