@@ -40,6 +40,8 @@ def test_the_parts_cover_every_operation_of_the_suite() -> None:
         ("levels", "MUST", ["MUST", "SHOULD"]),
         ("operation", "read", ["read", "plan"]),
         ("part", "record", ["record", "stored-history"]),
+        ("forms", "neutral", ["neutral", "storage"]),
+        ("history_formats", "items", ["items", "channels"]),
     ],
 )
 def test_every_selector_takes_one_name_as_a_string_or_several_as_a_list(
