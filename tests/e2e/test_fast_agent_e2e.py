@@ -83,7 +83,7 @@ def validate(directory: Path) -> list[dict[str, Any]]:
     lines: list[dict[str, Any]] = []
     for entry in document["files"]:
         lines += [{"type": "finding", **finding} for finding in entry["findings"]]
-        lines.append({"type": "file", "path": entry["path"]})
+        lines.append({"type": "file", **{k: v for k, v in entry.items() if k != "findings"}})
     return [*lines, {"type": "summary", **document["summary"]}]
 
 
