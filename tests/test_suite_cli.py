@@ -118,10 +118,12 @@ def test_run_external_adapter(tmp_path: Path, capsys: Any) -> None:
     assert f"conformance run --impl '{fake_cmd()}'" in out
 
 
-def test_list_prints_ids_with_operation_level_and_tags(tmp_path: Path, capsys: Any) -> None:
-    v = vectors(tmp_path, case("c/a", tags=["t"]), case("c/b", level="SHOULD"))
+def test_list_prints_ids_with_operation_level_rule_form_and_tags(
+    tmp_path: Path, capsys: Any
+) -> None:
+    v = vectors(tmp_path, case("c/a", tags=["t"]), case("c/b", level="SHOULD", tags=["t"]))
     assert main(["list", "--vectors", v, "--level", "SHOULD"]) == 0
-    assert capsys.readouterr().out == "c/b\techo\tSHOULD\tX1\t\n"
+    assert capsys.readouterr().out == "c/b\techo\tSHOULD\tX1\tstorage\tt,form:storage\n"
 
 
 def test_request_prints_the_exact_line_and_resolves_aliases(tmp_path: Path, capsys: Any) -> None:

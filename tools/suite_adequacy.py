@@ -2362,6 +2362,84 @@ _DEDUPE_CODES: Final = frozenset((Code.DEDUPE_EXACT_DUPLICATE, Code.DEDUPE_ID_CI
 
 
 # ---------------------------------------------------------------------------------------------
+# Trailing placement (SPEC F2, F4) and the items form (SPEC CL3)
+
+
+@mutant("F2", "updates trail: stored ones replayed where they are, a change appended at the end")
+def m_trailing_placement(p: Patcher) -> None:
+    """The placement of a framework that appends its update at the end of each step's request
+    (after the user message, and on tool-result steps) and replays the updates it stored there:
+    the request-level effort as F1 gives it, no update derived before a user message."""
+    original_plan = planner.plan_request
+
+    def plan(messages: Any, settings: Any) -> Any:
+        planned = original_plan(messages, settings)
+        if (
+            isinstance(planned, Code)
+            or settings.transport is planner.PlanTransport.WEBSOCKET_CONTINUATION
+            or settings.target_provider not in planner.GOVERNED_PROVIDERS
+            or not overrides.is_update_capable(planned.request["model"], settings.update_capable)
+        ):
+            return planned
+        target = provider_input.ReplayTarget(settings.target_provider)
+        read = provider_input.read_replay_blocks(messages, target)
+        parts = provider_input.message_inputs(messages, target, read)
+        items = [item for part in parts for item in part]
+        effective = planned.request["reasoning"]["effort"]
+        for item in items:
+            if item.get("type") == "configuration_update":
+                effective = item["reasoning"]["effort"]
+        desired = overrides.desired_effort(settings.desired_effort, settings.metadata)
+        if desired != effective:
+            items.append(planner.configuration_update(desired))
+        planned.request["input"] = items
+        return planned
+
+    p.everywhere(original_plan, plan)
+
+
+@mutant("CL3", "in the items form, a message's reasoning items are sent before its other items")
+def m_items_form_reasoning_first(p: Patcher) -> None:
+    original = provider_input.message_inputs
+
+    def mutated(messages: Any, target: Any, read: Any) -> Iterator[tuple[dict[str, Any], ...]]:
+        for message, items in zip(messages, original(messages, target, read), strict=True):
+            if not message.reasoning_in_items:
+                yield items
+                continue
+            reasoning = tuple(i for i in items if i.get("type") == "reasoning")
+            yield (*reasoning, *(i for i in items if i.get("type") != "reasoning"))
+
+    p.everywhere(original, mutated)
+
+
+@mutant("CL3", "in the items form, a diagnostic counts only the message's reasoning items")
+def m_items_form_reasoning_ordinal(p: Patcher) -> None:
+    def ordinal(messages: Any, message_index: int, item_index: int) -> int:
+        items = messages[message_index].get("items", [])
+        return sum(1 for i in items[:item_index] if i.get("type") == "reasoning")
+
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        history_doc = data.get("history")
+        if result.output is None or not isinstance(history_doc, dict):
+            return result
+        if history_doc.get("form") != "items":
+            return result
+        messages = history_doc["messages"]
+        diagnostics = [
+            {**d, "block_index": ordinal(messages, d["message_index"], d["block_index"])}
+            if d["code"] != Code.CACHE_STATE_INVALID.value
+            else d
+            for d in result.output["diagnostics"]
+        ]
+        return _result({**result.output, "diagnostics": diagnostics})
+
+    p.wrap("replay", wrapper)
+    p.wrap("plan", wrapper)
+
+
+# ---------------------------------------------------------------------------------------------
 # Stored histories (SPEC §10)
 
 
@@ -2434,6 +2512,18 @@ def m_no_store(p: Patcher) -> None:
 @mutant("P5", "a plan does not ask for the encrypted content")
 def m_no_include(p: Patcher) -> None:
     _plan_request_rewrite(lambda _data, request: request.update(include=[]))(p)
+
+
+@mutant("P5", "with no configuration, only the requests to openai send store false")
+def m_defaults_store_for_openai_only(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None or data.get("target_provider") == "openai":
+            return result
+        request = {k: v for k, v in result.output["request"].items() if k != "store"}
+        return OperationResult(output={**result.output, "request": request})
+
+    p.wrap("defaults", wrapper)
 
 
 class _EveryProvider:

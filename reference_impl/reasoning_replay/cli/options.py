@@ -15,6 +15,7 @@ from reasoning_replay.suite.adapter_process import (
     OneShotAdapter,
     PersistentAdapter,
 )
+from reasoning_replay.suite.forms import HistoryFormat
 from reasoning_replay.suite.implementation import Implementation
 from reasoning_replay.suite.inprocess import InProcessImplementation
 from reasoning_replay.suite.reports import Repro
@@ -90,6 +91,16 @@ def add_impl_options(p: argparse.ArgumentParser, *, required: bool = False) -> N
     )
 
 
+def add_history_format_option(p: argparse.ArgumentParser, help: str) -> None:
+    p.add_argument(
+        "--history-format", choices=[f.value for f in HistoryFormat], default=None, help=help
+    )
+
+
+def history_format_from_args(args: argparse.Namespace) -> HistoryFormat | None:
+    return None if args.history_format is None else HistoryFormat(args.history_format)
+
+
 def suite_from_args(args: argparse.Namespace) -> Suite:
     dirs = args.vectors or default_vectors()
     suite = load_suite(dirs)
@@ -128,4 +139,5 @@ def repro_from_args(args: argparse.Namespace) -> Repro:
         oneshot=args.oneshot,
         vectors=tuple(str(v) for v in args.vectors or ()),
         timeout=args.timeout if args.timeout != DEFAULT_TIMEOUT else None,
+        history_format=getattr(args, "history_format", None),
     )

@@ -28,9 +28,11 @@ from .options import (
     EXIT_OK,
     EXIT_UNEXPECTED,
     UsageError,
+    add_history_format_option,
     add_impl_options,
     add_selection_options,
     add_vector_options,
+    history_format_from_args,
     impl_from_args,
     repro_from_args,
     selection_from_args,
@@ -76,6 +78,11 @@ def add_run_parser(sub: Any) -> None:
         "--strict-levels",
         action="store_true",
         help="SHOULD and MAY cases fail the run too (SPEC.md#levels: by default only MUST do)",
+    )
+    add_history_format_option(
+        run,
+        "judge the implementation as if it read only this history form, of those it announces "
+        "(SPEC.md#CL4): neutral cases go in it, cases of the other form are not_applicable",
     )
     run.add_argument(
         "--redact-reports",
@@ -134,6 +141,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             profiles=PROFILES if args.profile == "both" else (Profile(args.profile),),
             strict_levels=args.strict_levels,
             redact=args.redact_reports,
+            judged_as=history_format_from_args(args),
         )
     finally:
         if bar is not None:

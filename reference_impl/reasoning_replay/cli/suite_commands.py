@@ -11,6 +11,11 @@ from typing import Any, TextIO
 from reasoning_replay.resources import data_path
 from reasoning_replay.suite import protocol
 from reasoning_replay.suite.check import check_suite
+from reasoning_replay.suite.forms import (
+    applicability,
+    case_form,
+    prepared_case,
+)
 from reasoning_replay.suite.vectors import (
     BUNDLE_NAME,
     Case,
@@ -24,15 +29,17 @@ from .options import (
     EXIT_OK,
     EXIT_UNEXPECTED,
     UsageError,
+    add_history_format_option,
     add_selection_options,
     add_vector_options,
+    history_format_from_args,
     selection_from_args,
     suite_from_args,
 )
 
 
 def add_list_parser(sub: Any) -> None:
-    ls = sub.add_parser("list", help="list case ids with operation, level and tags")
+    ls = sub.add_parser("list", help="list case ids with operation, level, rule, form and tags")
     add_vector_options(ls)
     add_selection_options(ls)
 
@@ -57,6 +64,11 @@ def add_request_parser(sub: Any) -> None:
     add_vector_options(request)
     request.add_argument("id", help="case id or alias")
     request.add_argument("--seq", type=int, default=1)
+    add_history_format_option(
+        request,
+        "the history form to send a replay or plan case's history in: items converts a neutral "
+        "case's history (conformance/PROTOCOL.md#items-form)",
+    )
 
 
 def cmd_list(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -64,7 +76,7 @@ def cmd_list(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     cases = select(suite.cases, selection_from_args(args))
     for c in cases:
         tags = ",".join(c.tags)
-        out.write(f"{c.id}\t{c.operation}\t{c.level}\t{c.spec}\t{tags}\n")
+        out.write(f"{c.id}\t{c.operation}\t{c.level}\t{c.spec}\t{case_form(c)}\t{tags}\n")
     print(f"{len(cases)} of {len(suite.cases)} cases", file=err)
     return EXIT_OK
 
@@ -109,6 +121,12 @@ def _find(suite: Suite, name: str) -> Case:
 def cmd_request(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     suite = suite_from_args(args)
     case = _find(suite, args.id)
+    wanted = history_format_from_args(args)
+    if wanted is not None:
+        applies = applicability(case, (wanted,))
+        if not applies.applies:
+            raise UsageError(f"{case.id} is not sent in the {wanted} form: {applies.reason}")
+        case = prepared_case(case, applies.history_format, frozenset())
     out.write(protocol.run_request_line(args.seq, case).decode("utf-8"))
     out.flush()
     return EXIT_OK

@@ -1,11 +1,19 @@
 // Building a request's provider input from a stored history (SPEC §5, P1–P4, with §6 dedupe).
 import { isJsonObject } from './jsontext.js';
-import { readEnvelope } from './envelope.js';
+import { readEnvelope, itemCode } from './envelope.js';
 import { Deduper, DROP_DUPLICATE, KEEP_CONFLICT } from './dedupe.js';
 import { telemetryCounters } from './telemetry.js';
 
 /** ST1: the replay channel's name. */
 export const REPLAY_CHANNEL = 'openai-reasoning-encrypted';
+
+/** SPEC CL3: the `form` member of a history in the items form. */
+export const ITEMS_FORM = 'items';
+
+/** SPEC CL3: whether a history is in the items form (its reasoning items among its items). */
+export function isItemsForm(history) {
+  return isJsonObject(history) && history.form === ITEMS_FORM;
+}
 
 /**
  * Build the request input.
@@ -42,10 +50,42 @@ export function buildSegments(history, target, options) {
 
   const messages = Array.isArray(history?.messages) ? history.messages : [];
   const historyProvider = recordedProvider(history?.provider);
+  const itemsForm = isItemsForm(history);
   const segments = messages.map((msg, mi) => {
     const replay = [];
     const own = [];
     if (!isJsonObject(msg)) return { replay, own }; // totality: a junk entry contributes nothing
+    if (itemsForm) {
+      // CL3: reasoning items are already read and sit among the message's items, in output
+      // order; each is sent where it stands, after the issuer check (P4) and dedupe (§6), and a
+      // diagnostic names its index among the items.
+      const issuer = recordedProvider(msg.provider) ?? historyProvider ?? targetProvider;
+      const items = Array.isArray(msg.items) ? msg.items : [];
+      items.forEach((item, ii) => {
+        if (!isJsonObject(item) || item.type !== 'reasoning') {
+          own.push(xai ? withoutAssistantMessageId(item) : item);
+          return;
+        }
+        if (msg.role !== 'assistant') throw new TypeError(`message ${mi}: only assistant messages hold reasoning items`);
+        const code = itemCode(item);
+        if (code !== null) {
+          report(code, mi, ii); // not a replay item (P1): not sent
+          return;
+        }
+        if (issuer !== targetProvider) {
+          report('replay_provider_mismatch', mi, ii);
+          return;
+        }
+        const decision = dedupe.decide(issuer, item);
+        if (decision === DROP_DUPLICATE) {
+          report('dedupe_exact_duplicate', mi, ii);
+          return;
+        }
+        if (decision === KEEP_CONFLICT) report('dedupe_id_ciphertext_conflict', mi, ii);
+        own.push(item);
+      });
+      return { replay, own };
+    }
     const channels = isJsonObject(msg.channels) ? msg.channels : null;
     const blocks = channels && Array.isArray(channels[REPLAY_CHANNEL]) ? channels[REPLAY_CHANNEL] : [];
 
