@@ -35,7 +35,8 @@ _RULE_WORD: Final = re.compile(r"\brule ([A-Z]{1,2}[0-9]+(?:-[a-z]+)?)\b")
 _SPEC_FIELD: Final = re.compile(r"\bspec: ([A-Za-z0-9_-]+)")
 _LOCAL_LINK: Final = re.compile(r"\]\(#([A-Za-z0-9_-]+)\)")
 _SECTION: Final = re.compile(r"§\s?(\d+(?:\.\d+)*)")
-_OTHER_DOCUMENT: Final = re.compile(r"RFC \d+\s*$")  # "RFC 7493 §2.2" is not SPEC's
+# "RFC 7493 §2.2" and "[RFC7493] §2.2" (a citation label, SPEC §20) are another document's
+_OTHER_DOCUMENT: Final = re.compile(r"(?:RFC \d+|\[[A-Z][A-Z0-9-]*\])\s*$")
 
 
 def _documents() -> list[Path]:
@@ -118,6 +119,7 @@ def test_the_checked_documents_include_the_protocol_and_an_expectations_file() -
         "  spec: Q1",
         "SPEC.md §99",
         "see §9.7",
+        "[RFC7493], §2.2",
     ],
 )
 def test_a_reference_to_nothing_is_reported(text: str) -> None:
@@ -130,6 +132,7 @@ def test_a_reference_to_nothing_is_reported(text: str) -> None:
         "see `read/version/boolean-true` and `read/surrogate/*`",
         "as SPEC.md#F6 says, by rule E4, SPEC.md §13 and §9.1",
         "RFC 7493 §2.2 and RFC 8785 §3.2.2.2",
+        "[RFC7493] §2.2 and [JSON-SCHEMA-CORE] §9.3",
         "the file `conformance/vectors/read/limits.yaml` and read/write access",
     ],
 )

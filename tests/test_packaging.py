@@ -32,6 +32,7 @@ CHECK = textwrap.dedent(
     from reasoning_replay.record import reader
     from reasoning_replay.resources import data_root
     from reasoning_replay.schemas import ENVELOPE_SCHEMA_ID
+    from reasoning_replay.suite.check import check_suite
 
     registry = reasoning_replay.schema_registry()
     envelope = registry.get_or_retrieve(ENVELOPE_SCHEMA_ID).value.contents
@@ -51,6 +52,9 @@ CHECK = textwrap.dedent(
         "ids": sorted(str(uri) for uri in registry),
         "same_document": golden == envelope,
         "spec_present": Path(data_root(), "SPEC.md").is_file(),
+        "check": [
+            str(p) for p in check_suite(data_root() / "conformance", data_root() / "SPEC.md")[0]
+        ],
         "resumable": reasoning_replay.parse_reasoning_replay_envelope(text).resumable,
         "valid": reasoning_replay.validator_for(ENVELOPE_SCHEMA_ID).is_valid(json.loads(text)),
         "accelerated": reader.ACCELERATED and reader.parse_strict_is_accelerated(),
@@ -161,6 +165,7 @@ def test_installed_wheel_finds_its_data_inside_site_packages(tmp_path: Path) -> 
     assert len(actual["ids"]) == len(list((REPO / "schema").glob("*.schema.json")))
     assert actual["same_document"] is True
     assert actual["spec_present"] is True
+    assert actual["check"] == []  # the traceability file ships too: no MUST rule is uncovered
     assert actual["resumable"] is True
     assert actual["valid"] is True
     if os.environ.get("REASONING_REPLAY_ALLOW_PURE_PYTHON") != "1":

@@ -105,8 +105,8 @@ def test_cache_state_schema_is_the_structure_check_of_plan_vectors() -> None:
     checked = 0
     for case in _cases("plan"):
         output = case.expect.output
-        if output is None:
-            continue
+        if output is None or case.input["history"].get("form") == "items":
+            continue  # an items-form history holds no record text, and its plan no record (CL3)
         reported = {
             d["message_index"] for d in output["diagnostics"] if d["code"] == "cache_state_invalid"
         }

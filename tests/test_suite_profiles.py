@@ -133,6 +133,26 @@ def test_verdict_profile_leaves_out_the_members_that_carry_diagnostics(
     assert judge_in(Profile.VERDICT, operation, expect, wrong_input).outcome is Outcome.FAIL
 
 
+def test_verdict_profile_compares_validates_count_of_blocks_that_would_not_replay() -> None:
+    # provider_mismatch counts blocks another provider issued: what the user's next request
+    # loses, a verdict; findings are diagnostics only
+    expected = {
+        "findings": [],
+        "counts": {"resumable": 2, "legacy": 0, "redacted": 0, "malformed": 0},
+        "replays_as_stored": False,
+        "provider_mismatch": 2,
+    }
+    expect = Expect(output=expected)
+    uncounted = OutputReply({**expected, "provider_mismatch": 0})
+    other_findings = OutputReply({**expected, "findings": [{"code": "x", "severity": "note"}]})
+
+    assert judge_in(Profile.VERDICT, "validate", expect, uncounted).outcome is Outcome.FAIL
+    assert judge_in(Profile.VERDICT, "validate", expect, other_findings).outcome is Outcome.PASS
+    assert verdict_view("validate", expected) == {
+        k: v for k, v in expected.items() if k != "findings"
+    }
+
+
 def test_verdict_profile_compares_scan_findings_without_their_code() -> None:
     output = {"findings": [{"line": 1, "code": "replay_material_exposed", "sha256_prefix": "ab"}]}
     assert verdict_view("scan", output) == {"findings": [{"line": 1, "sha256_prefix": "ab"}]}

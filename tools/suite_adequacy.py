@@ -2621,6 +2621,18 @@ def m_warnings_block_replay(p: Patcher) -> None:
     p.wrap("validate", wrapper)
 
 
+@mutant("H3", "blocks another provider issued are not counted as not replaying")
+def m_provider_mismatch_uncounted(p: Patcher) -> None:
+    # a verdict (SPEC.md#profiles): the verdict profile must kill it too, not only diagnostics
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None:
+            return result
+        return OperationResult(output={**result.output, "provider_mismatch": 0})
+
+    p.wrap("validate", wrapper)
+
+
 @mutant("H4", "group bits alone are not too open")
 def m_group_bits_ignored(p: Patcher) -> None:
     p.set(validation, "GROUP_OTHER_BITS", 0o007)

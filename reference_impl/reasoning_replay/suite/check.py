@@ -11,7 +11,9 @@ from typing import Final
 from . import protocol, schemas
 from .forms import FORM_TAGS, HISTORY_OPERATIONS, ITEMS_FORM, form_tags
 from .items_form import unanswered_tool_call, vector_form_and_reason
+from .profiles import OUTPUT_MEMBERS
 from .specdoc import SpecDoc, parse_spec
+from .traceability import TRACEABILITY_NAME, Traceability, load_traceability
 from .vectors import BUNDLE_NAME, Case, Expect, Suite, bundle_text, load_vector_dirs
 
 _SHOULD: Final = re.compile(r"\bshould\b", re.IGNORECASE)
@@ -64,9 +66,13 @@ def check_suite(conformance_dir: Path, spec_path: Path) -> tuple[tuple[Problem, 
     except OSError as exc:
         problems.append(Problem("spec_missing", str(spec_path), str(exc)))
         spec = None
+    traceability = load_traceability(conformance_dir / TRACEABILITY_NAME)
+    if not isinstance(traceability, Traceability):
+        problems += [Problem("traceability", TRACEABILITY_NAME, str(p)) for p in traceability]
+        traceability = Traceability()
     if spec is not None:
-        problems += check_against_spec(suite.cases, spec, spec_path.name)
-        problems += check_outside_tests(spec, spec_path.parent, spec_path.name)
+        problems += check_against_spec(suite.cases, spec, spec_path.name, traceability)
+        problems += check_traceability(traceability, spec, spec_path.parent, spec_path.name)
     problems += check_bundle(conformance_dir / BUNDLE_NAME, suite)
     return tuple(problems), suite
 
@@ -86,6 +92,17 @@ def lint_cases(cases: Iterable[Case]) -> list[Problem]:
             protocol.decode_byte_members(case.input)
         except protocol.ByteMemberError as exc:
             found.append(Problem("byte_member", where, str(exc)))
+        row = OUTPUT_MEMBERS.get(case.operation)
+        output = case.expect.output
+        if row is not None and output is not None and set(output) != row.members:
+            found.append(
+                Problem(
+                    "output_members",
+                    where,
+                    f"the expected output has the members {sorted(output)}, but SPEC.md#profiles "
+                    f"lists {sorted(row.members)} for {case.operation}",
+                )
+            )
     return found
 
 
@@ -123,7 +140,14 @@ def check_forms(cases: Iterable[Case]) -> list[Problem]:
     return found
 
 
-def check_against_spec(cases: tuple[Case, ...], spec: SpecDoc, spec_name: str) -> list[Problem]:
+def check_against_spec(
+    cases: tuple[Case, ...],
+    spec: SpecDoc,
+    spec_name: str,
+    traceability: Traceability,
+) -> list[Problem]:
+    """Every case names an anchor and registry codes; every registry code is used; every MUST
+    rule has a vector, unless the traceability file says no operation shows it."""
     found: list[Problem] = []
     codes = spec.codes
     if not spec.has_registry:
@@ -172,8 +196,9 @@ def check_against_spec(cases: tuple[Case, ...], spec: SpecDoc, spec_name: str) -
                     f"code {entry.code!r} is used by no vector",
                 )
             )
+    outside_only = traceability.outside_only
     for anchor in spec.must_rules:
-        if anchor not in covered:
+        if anchor not in covered and anchor not in outside_only:
             found.append(
                 Problem(
                     "uncovered_must",
@@ -184,34 +209,61 @@ def check_against_spec(cases: tuple[Case, ...], spec: SpecDoc, spec_name: str) -
     return found
 
 
-def check_outside_tests(spec: SpecDoc, root: Path, spec_name: str) -> list[Problem]:
-    """Each ``tested-outside-vectors`` marker names at least one test, and each test it names
-    exists: the file relative to ``root`` (SPEC.md's directory) and a function of that name in it.
-    A file under a directory that ``root`` does not have (an installed package ships SPEC.md but
-    not the repository's tests) cannot be looked at, so only its form is checked."""
-    found: list[Problem] = []
-    for rule in spec.rules:
-        if not rule.tested_outside_vectors:
-            continue
-        where = f"{spec_name} #{rule.anchor}"
-        tests, unreadable = rule.outside_tests
-        if not tests:
+def check_traceability(
+    traceability: Traceability, spec: SpecDoc, root: Path, spec_name: str
+) -> list[Problem]:
+    """The traceability file against SPEC.md and the tests next to it: each rule it lists is a
+    rule of SPEC.md, listed once, whose text says it is tested outside the vectors (it names the
+    file) and names no test; a rule whose text names the file is listed; each test it names
+    exists, the file relative to ``root`` (SPEC.md's directory) and a function of that name in
+    it. A file under a directory that ``root`` does not have (an installed package ships SPEC.md
+    but not the repository's tests) cannot be looked at, so only its form is checked."""
+    found = [
+        Problem(
+            "outside_marker_in_spec",
+            f"{spec_name}:{line}",
+            f"a tested-outside-vectors marker: move the tests it names to {TRACEABILITY_NAME} "
+            "and say only that the rule is tested outside the vectors",
+        )
+        for line in spec.outside_vectors_markers
+    ]
+    texts = {rule.anchor: rule.text for rule in spec.rules}
+    listed: set[str] = set()
+    for entry in traceability.rules:
+        where = f"{TRACEABILITY_NAME} #{entry.rule}"
+        if entry.rule in listed:
+            found.append(Problem("traceability_duplicate", where, "the rule is listed twice"))
+        listed.add(entry.rule)
+        text = texts.get(entry.rule)
+        if text is None:
             found.append(
                 Problem(
-                    "outside_test_unnamed",
-                    where,
-                    "the tested-outside-vectors marker names no test "
-                    "(<!-- tested-outside-vectors: tests/test_x.py::test_name -->)",
+                    "traceability_unknown_rule", where, f"{entry.rule} is no rule of {spec_name}"
                 )
             )
-        for word in unreadable:
+        elif TRACEABILITY_NAME not in text:
             found.append(
-                Problem("outside_test_unnamed", where, f"{word!r} is not path.py::test_name")
+                Problem(
+                    "traceability_unlinked",
+                    f"{spec_name} #{entry.rule}",
+                    f"the rule does not say that it is tested outside the vectors "
+                    f"(name conformance/{TRACEABILITY_NAME})",
+                )
             )
-        for test in tests:
+        for test in entry.tests:
             problem = _missing_test(root, test.path, test.function)
             if problem is not None:
                 found.append(Problem("outside_test_missing", where, problem))
+    found += [
+        Problem(
+            "traceability_unlisted",
+            f"{spec_name} #{rule.anchor}",
+            f"the rule says it is tested outside the vectors, but {TRACEABILITY_NAME} "
+            "does not list it",
+        )
+        for rule in spec.rules
+        if TRACEABILITY_NAME in rule.text and rule.anchor not in listed
+    ]
     return found
 
 

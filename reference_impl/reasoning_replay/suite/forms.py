@@ -125,18 +125,22 @@ def prepared_case(
 ) -> Case:
     """``case`` as it is sent and judged: a neutral history converted into the items form when
     it goes in that form, and ``unjudged`` left out of the expected output (the reply loses them
-    too when it is judged, :func:`reasoning_replay.suite.governed.governed_reply`)."""
-    changes: dict[str, object] = {}
-    history = case.input.get("history")
-    converted = history_format is HistoryFormat.ITEMS and case_form(case) is Form.NEUTRAL
-    if converted and case.operation in HISTORY_OPERATIONS and history is not None:
+    too when it is judged, :func:`reasoning_replay.suite.governed.governed_reply`). Raises
+    ``items_form.NotNeutral`` for a case tagged neutral whose history is not."""
+    converted = (
+        history_format is HistoryFormat.ITEMS
+        and case.operation in HISTORY_OPERATIONS
+        and case_form(case) is Form.NEUTRAL
+    )
+    if not converted and not unjudged:
+        return case
+    input = case.input
+    if converted:
         from .items_form import items_form_input  # noqa: PLC0415 - the reader, only when needed
 
-        changes["input"] = items_form_input(case.operation, case.input)
-    if unjudged:
-        output = case.expect.output
-        if output is not None:
-            kept = {name: value for name, value in output.items() if name not in unjudged}
-            changes["expect"] = Expect(output=kept)
-        changes["unjudged"] = unjudged
-    return replace(case, **changes) if changes else case  # type: ignore[arg-type]
+        input = items_form_input(case.operation, case.input)
+    expect = case.expect
+    if unjudged and expect.output is not None:
+        kept = {name: value for name, value in expect.output.items() if name not in unjudged}
+        expect = Expect(output=kept)
+    return replace(case, input=input, expect=expect, unjudged=unjudged)

@@ -1,4 +1,4 @@
-"""What a vector governs where a rule leaves members to the implementation (SPEC §13, CL2).
+"""What a vector governs where a rule leaves members to the implementation (SPEC.md#profiles).
 
 Outputs are compared exactly, except ``request.reasoning`` and ``request.include`` of a ``plan``
 output: SPEC F11 fixes ``reasoning``'s ``effort`` and the members the caller passed in

@@ -30,6 +30,7 @@ START_RESPONSE = "protocol/start-response.schema.json"
 RUN_REQUEST = "protocol/run-request.schema.json"
 RUN_RESPONSE = "protocol/run-response.schema.json"
 STOP_REQUEST = "protocol/stop-request.schema.json"
+TRACEABILITY = "traceability.schema.json"
 ITEMS_HISTORY = "protocol/items-history.schema.json"
 
 ALL = (
@@ -42,6 +43,7 @@ ALL = (
     RUN_REQUEST,
     RUN_RESPONSE,
     STOP_REQUEST,
+    TRACEABILITY,
     ITEMS_HISTORY,
 )
 

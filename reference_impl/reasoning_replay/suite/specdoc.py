@@ -5,9 +5,10 @@ Conventions (see SPEC.md itself):
 - every ``<a id="X"></a>`` is an anchor, a valid ``spec`` target for vectors;
 - an anchor directly followed by a bold label (``<a id="E1"></a>**E1.** ...``) starts a rule,
   which runs to the next anchor; a rule is a MUST rule if that text contains the word ``MUST``;
-- a rule whose text holds ``<!-- tested-outside-vectors: tests/test_x.py::test_name ... -->``
-  concerns files, processes or logs that no operation can show: vectors need not cover it, and the
-  marker names, as ``path::function`` relative to SPEC.md's directory, each test that does;
+- which rules are tested outside the vectors, and by which tests, is not SPEC.md's to say but
+  ``conformance/traceability.yaml``'s (:mod:`reasoning_replay.suite.traceability`); a
+  ``<!-- tested-outside-vectors: ... -->`` marker, the form that named them in SPEC.md before,
+  is found (outside code blocks) so that ``conformance check`` can report it;
 - the registry is the Markdown table between ``<!-- registry:start -->`` and
   ``<!-- registry:end -->``: code in backticks in column 1, defining anchor in column 2.
 """
@@ -21,8 +22,7 @@ from typing import Final
 _ANCHOR: Final = re.compile(r"""<a\s+(?:id|name)\s*=\s*["']([^"']+)["']\s*>\s*</a>""")
 _RULE_LABEL: Final = re.compile(r"\s*\*\*")
 _MUST: Final = re.compile(r"\bMUST\b")
-_OUTSIDE_VECTORS: Final = re.compile(r"<!--\s*tested-outside-vectors\b:?(.*?)-->", re.DOTALL)
-_TEST_REFERENCE: Final = re.compile(r"([^\s:]+\.py)::([A-Za-z_][A-Za-z0-9_]*)")
+_OUTSIDE_VECTORS_MARKER: Final = re.compile(r"<!--\s*tested-outside-vectors\b")
 _FENCE: Final = re.compile(r"^(```|~~~).*?^\1[^\S\n]*$", re.MULTILINE | re.DOTALL)
 _REGISTRY: Final = re.compile(
     r"<!--\s*registry:start\s*-->(.*?)<!--\s*registry:end\s*-->", re.DOTALL
@@ -38,14 +38,6 @@ class RegistryEntry:
 
 
 @dataclass(frozen=True, slots=True)
-class TestReference:
-    """One test a ``tested-outside-vectors`` marker names: a file and a function in it."""
-
-    path: str
-    function: str
-
-
-@dataclass(frozen=True, slots=True)
 class Rule:
     anchor: str
     text: str
@@ -54,28 +46,6 @@ class Rule:
     def is_must(self) -> bool:
         return _MUST.search(self.text) is not None
 
-    @property
-    def tested_outside_vectors(self) -> bool:
-        return _OUTSIDE_VECTORS.search(self.text) is not None
-
-    @property
-    def needs_vectors(self) -> bool:
-        return self.is_must and not self.tested_outside_vectors
-
-    @property
-    def outside_tests(self) -> tuple[tuple[TestReference, ...], tuple[str, ...]]:
-        """The tests the markers name, and every word of a marker that names none."""
-        tests: list[TestReference] = []
-        unreadable: list[str] = []
-        for marker in _OUTSIDE_VECTORS.finditer(self.text):
-            for word in marker.group(1).replace(",", " ").split():
-                named = _TEST_REFERENCE.fullmatch(word)
-                if named is None:
-                    unreadable.append(word)
-                else:
-                    tests.append(TestReference(named.group(1), named.group(2)))
-        return tuple(tests), tuple(unreadable)
-
 
 @dataclass(frozen=True, slots=True)
 class SpecDoc:
@@ -83,11 +53,12 @@ class SpecDoc:
     rules: tuple[Rule, ...]
     registry: tuple[RegistryEntry, ...]
     has_registry: bool
+    outside_vectors_markers: tuple[int, ...] = ()  # the line of each marker left in the text
 
     @property
     def must_rules(self) -> tuple[str, ...]:
-        """The MUST rules that vectors must cover (those tested elsewhere are left out)."""
-        return tuple(r.anchor for r in self.rules if r.needs_vectors)
+        """The MUST rules, in document order."""
+        return tuple(r.anchor for r in self.rules if r.is_must)
 
     @property
     def codes(self) -> frozenset[str]:
@@ -121,6 +92,9 @@ def parse_spec(text: str) -> SpecDoc:
         rules=tuple(rules),
         registry=tuple(registry),
         has_registry=block is not None,
+        outside_vectors_markers=tuple(
+            body.count("\n", 0, m.start()) + 1 for m in _OUTSIDE_VECTORS_MARKER.finditer(body)
+        ),
     )
 
 
