@@ -15,13 +15,12 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from reasoning_replay.atomic_files import temporary_files_for, temporary_name
 from reasoning_replay.history.persistence import (
     copy_private,
     is_private_directory,
     is_private_file,
     make_session_directory,
-    temporary_files_for,
-    temporary_name,
     tighten_mode,
     write_private_atomic,
 )
@@ -493,15 +492,32 @@ def _kill_test() -> ModuleType:
 
 
 def test_a_killed_writer_leaves_a_complete_old_or_new_file(tmp_path: Path) -> None:
+    """200 kills at random moments: the target is always a complete old or new version, and no
+    temporary file outlives the write after its writer's death (SPEC H5)."""
     kill_test = _kill_test()
     lines: list[str] = []
-    summary = kill_test.run_kill_test(10, 64, 7, workdir=tmp_path, report=lines.append)
+    summary = kill_test.run_kill_test(200, 64, 7, workdir=tmp_path, report=lines.append)
     assert summary.ok, "\n".join(lines)
     assert summary.count(kill_test.Outcome.CORRUPT) == 0
-    assert summary.count(kill_test.Outcome.OLD) + summary.count(kill_test.Outcome.NEW) == 10
-    assert summary.line().startswith("10 trials: 10 intact (old: ")
-    assert len(lines) == 11  # the calibration line and one per trial
+    assert summary.count(kill_test.Outcome.OLD) + summary.count(kill_test.Outcome.NEW) == 200
+    assert summary.left_after_next_write == 0
+    assert summary.line().startswith("200 trials: 200 intact (old: ")
+    assert len(lines) == 201  # the calibration line and one per trial
     assert _entries(tmp_path) == []  # the tool cleans up after itself
+
+
+def test_temporary_files_of_killed_writers_never_outlive_the_next_write(tmp_path: Path) -> None:
+    """Where temporary files are named from the start (no O_TMPFILE), most kills leave one;
+    the next write removes every one of them."""
+    kill_test = _kill_test()
+    lines: list[str] = []
+    summary = kill_test.run_kill_test(
+        100, 64, 7, workdir=tmp_path, writer=kill_test.Writer.ATOMIC_NAMED, report=lines.append
+    )
+    assert summary.ok, "\n".join(lines)
+    assert summary.left_by_kills > 0  # the kills did leave some: the sweep was exercised
+    assert summary.left_after_next_write == 0
+    assert summary.count(kill_test.Outcome.CORRUPT) == 0
 
 
 def test_the_kill_test_catches_a_writer_that_is_not_atomic(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from reasoning_replay.schemas import (
     DIAGNOSTIC_VIEW_SCHEMA_ID,
     ENVELOPE_SCHEMA_ID,
     ITEM_SCHEMA_ID,
+    PROVIDER_NAMES_SCHEMA_ID,
     SCHEMA_NAMESPACE,
     TELEMETRY_SCHEMA_ID,
 )
@@ -47,6 +48,7 @@ EXPECTED_IDS = {
     NAMESPACE + "configuration-update.v1",
     NAMESPACE + "cache-state-record.v1",
     NAMESPACE + "diagnostic-codes.v1",
+    NAMESPACE + "provider-names.v1",
 }
 
 
@@ -110,6 +112,7 @@ def test_module_constants_name_the_schema_ids() -> None:
         CONFIGURATION_UPDATE_SCHEMA_ID,
         CACHE_STATE_RECORD_SCHEMA_ID,
         DIAGNOSTIC_CODES_SCHEMA_ID,
+        PROVIDER_NAMES_SCHEMA_ID,
     } == EXPECTED_IDS
 
 

@@ -192,6 +192,8 @@ def test_item_schema_accepts_every_replayed_item() -> None:
 
 def _views(source: object, redacted: object) -> Iterator[object]:
     """The diagnostic views that SPEC R2 step 1 made of ``source``'s reasoning objects."""
+    if redacted == {"redacted": "nesting"}:  # SPEC R2 rule 4 precedes rule 1
+        return
     if isinstance(source, Mapping) and isinstance(redacted, Mapping):
         if source.get("type") == "reasoning" and source.keys() != DIAGNOSTIC_VIEW_MEMBERS:
             yield redacted

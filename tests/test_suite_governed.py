@@ -104,6 +104,21 @@ def test_store_is_compared_exactly(store: Any) -> None:
     assert _include_outcome(["reasoning.encrypted_content"], store=store) is Outcome.FAIL
 
 
+@pytest.mark.parametrize(
+    "include", [["reasoning.encrypted_content"], [], ["web_search_call.action.sources"]]
+)
+def test_an_include_where_the_plan_expects_none_fails(include: Any) -> None:
+    """SPEC P5, §13: a plan for a model without reasoning, or for the compact endpoint, holds no
+    ``include``; any ``include`` then fails, whatever its entries."""
+    expected = {"model": "m", "store": False}
+    case = Case("plan/x", "d", "P5", "plan", "MUST", (), {}, Expect({"request": expected}), "f")
+    actual = {"request": {"model": "m", "store": False, "include": include}}
+    absent = {"request": {"model": "m", "store": False}}
+
+    assert judge(case.expect, governed_reply(case, OutputReply(actual))).outcome is Outcome.FAIL
+    assert judge(case.expect, governed_reply(case, OutputReply(absent))).outcome is Outcome.PASS
+
+
 def _defaults_outcome(request: dict[str, Any]) -> Outcome:
     expected = {"request": {"store": False, "include": ["reasoning.encrypted_content"]}}
     case = Case("defaults/x", "d", "P5", "defaults", "MUST", (), {}, Expect(output=expected), "f")

@@ -65,6 +65,7 @@ def test_severities_are_exactly_those_of_h3() -> None:
         Code.LEGACY_MINIMAL_RECORD,
         Code.RAW_SDK_SNAPSHOT,
         Code.DEDUPE_EXACT_DUPLICATE,
+        Code.DEDUPE_ID_CIPHERTEXT_CONFLICT,
         Code.BLOCK_NOT_TEXT,
         Code.DISPLAY_REPLAY_MISMATCH,
     }
@@ -148,6 +149,7 @@ def test_duplicates_conflicts_and_distinct_ids() -> None:
     conflict = validate_history(history(assistant(a), assistant(a2)))
     assert [f.code for f in conflict.findings] == [Code.DEDUPE_ID_CIPHERTEXT_CONFLICT]
     assert conflict.replays_as_stored  # kept: nothing dropped (D3)
+    assert not conflict.has_error  # a warning (H3): a valid xAI history holds such conflicts
     dropped = validate_history(history(assistant(a), assistant(a)))
     assert not dropped.replays_as_stored and not dropped.has_error
 

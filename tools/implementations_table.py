@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from reasoning_replay.atomic_files import replace_file
 from reasoning_replay.operations import OPERATIONS
 from reasoning_replay.suite import schemas
 from reasoning_replay.suite.outcomes import Outcome
@@ -495,7 +496,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ok: {args.readme} is in sync with {args.reports}")
         return 0
     if updated != readme:
-        args.readme.write_text(updated, encoding="utf-8")
+        replace_file(args.readme, updated.encode("utf-8"))
     print(f"wrote the Known implementations section of {args.readme}")
     return 0
 

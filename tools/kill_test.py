@@ -3,39 +3,46 @@
 Usage::
 
     python tools/kill_test.py [--trials 200] [--size-kb 512] [--seed N] [--max-delay-ms MS]
-                              [--writer atomic|in-place] [--quiet]
+                              [--writer atomic|atomic-named|in-place] [--quiet]
 
 Three history files (SPEC H1: a JSON object with a ``messages`` array) of about ``--size-kb``
 KiB are generated from ``random.Random(seed)``: different complete documents A, B and C, each
 with its label and the SHA-256 of its ``messages`` embedded. The target starts as A, written
 with ``write_private_atomic`` into a session directory made by ``make_session_directory``.
 
-Each trial starts a child Python process that rewrites the target with
-``write_private_atomic`` in a loop, cycling through the versions from the one after the
-target's (A → B → C → A …), and prints a line after each write returns. Once the child says it
-is ready, the parent sleeps a random delay (uniform in ``[0, --max-delay-ms]``; by default four
-times the duration of one write, measured first, so the kill lands at any point of a few write
-cycles), sends SIGKILL, and checks:
+One helper process (started once, so that a trial costs no interpreter start-up) forks a writer
+for each trial. The writer rewrites the target with ``write_private_atomic`` in a loop, cycling
+through the versions from the one after the target's (A → B → C → A …), and prints a line after
+each write returns. Once the writer says it is ready, the parent sleeps a random delay (uniform
+in ``[0, --max-delay-ms]``; by default four times the duration of one write, measured first, so
+the kill lands at any point of a few write cycles), has the helper send it SIGKILL, and checks:
 
 - the target exists, has mode 0600, and is byte-for-byte one complete version, which parses
   as JSON and whose embedded checksum matches;
-- it is the version the child's progress allows: with ``k`` writes reported, either the
+- it is the version the writer's progress allows: with ``k`` writes reported, either the
   content before the write in flight (**old**) or the one that write was writing (**new**: the
-  child died after the rename but before reporting it); anything else, including the third
+  writer died after the rename but before reporting it); anything else, including the third
   complete version (a write lost or reordered), is **corrupt**;
 - every other entry of the directory is a temporary file of the target
-  (``persistence.temporary_files_for``), private, and matching no history file name of SPEC H1
+  (``atomic_files.temporary_files_for``), private, and matching no history file name of SPEC H1
   (``history_*.json``, ``compacted_*.json``, ``session.json``), so no loader can mistake it
-  for the target. Such leftovers are counted and removed, as a cleaner would.
+  for the target. They are counted (**left by a killed writer**) and left where they are: the
+  next write of the target must remove them (SPEC H5: no temporary file outlives its writer),
+  which the next trial checks once its writer has completed a write, and a last write after
+  the trials checks for the last one (**after the next write**, which must be 0).
 
 It prints one line per trial and a summary such as
-``200 trials: 200 intact (old: N, new: M), 0 corrupt; leftover temp files: K``, and exits 1 on
-any corrupt trial, wrong mode, stray file or child failure. Each trial takes the child's
-start-up (about 0.2 s) plus the delay.
+``200 trials: 200 intact (old: N, new: M), 0 corrupt; temp files left by a killed writer: K,
+after the next write: 0``, and exits 1 on any corrupt trial, wrong mode, stray file, temporary
+file not removed by the next write, or writer failure.
 
-``--writer in-place`` is the negative control: the child truncates and rewrites the target in
-place, 4 KiB per ``write`` with a 0.5 ms pause between writes (a slow naive tool, so that most
-kills land mid-write); the test must then report corrupt trials.
+``--writer atomic`` is the subject: on Linux its temporary file has no name until it is
+complete (``O_TMPFILE``), so a kill leaves one only between its link and its rename.
+``--writer atomic-named`` is the same writer made to take the path of systems without
+``O_TMPFILE`` (a named temporary file from the start): most kills then leave one, and the next
+write must remove every one. ``--writer in-place`` is the negative control: the writer truncates
+and rewrites the target in place, 4 KiB per ``write`` with a 0.5 ms pause between writes (a slow
+naive tool, so that most kills land mid-write); the test must then report corrupt trials.
 
 A SIGKILL tests atomicity against a crashed process: the page cache survives it. What the
 fsyncs add against power loss cannot be observed from a test like this one.
@@ -63,24 +70,27 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final
 
+from reasoning_replay import atomic_files
+from reasoning_replay.atomic_files import temporary_files_for
 from reasoning_replay.history.persistence import (
     is_private_file,
     make_session_directory,
-    temporary_files_for,
     write_private_atomic,
 )
 
 TARGET_NAME: Final = "history_agent.json"
 HISTORY_NAME_PATTERNS: Final = ("history_*.json", "compacted_*.json", "session.json")  # SPEC H1
 READY: Final = "ready"
-READY_TIMEOUT_S: Final = 10.0
-MAX_AUTO_DELAY_S: Final = 0.6  # keeps a trial within about a second with the child's start-up
+KILLED: Final = "killed"
+LINE_TIMEOUT_S: Final = 10.0
+MAX_AUTO_DELAY_S: Final = 0.6
 TEXT_CHUNK: Final = 4096
 IN_PLACE_PAUSE_S: Final = 0.0005
 
 
 class Writer(StrEnum):
     ATOMIC = "atomic"  # write_private_atomic, the subject
+    ATOMIC_NAMED = "atomic-named"  # the same, as where O_TMPFILE is missing: named temp files
     IN_PLACE = "in-place"  # the negative control: shows the test can see a torn write
 
 
@@ -99,7 +109,7 @@ class Trial:
     writes_completed: int
     outcome: Outcome
     mode: int | None
-    leftover_temp_files: int
+    left_by_kill: int  # temporary files the killed writer left
     problems: tuple[str, ...]
 
     @property
@@ -111,7 +121,7 @@ class Trial:
         text = (
             f"trial {self.index:4d}: delay {self.delay_ms:7.2f} ms, writes completed "
             f"{self.writes_completed:3d}, target {self.outcome.value:7s} mode {mode}, "
-            f"leftover temp {self.leftover_temp_files}"
+            f"temp files left {self.left_by_kill}"
         )
         return text + "".join(f"; PROBLEM: {p}" for p in self.problems)
 
@@ -122,27 +132,33 @@ class Summary:
     size_bytes: tuple[int, ...]
     write_ms: float
     max_delay_ms: float
+    left_after_next_write: int  # temporary files still there after one more write
+    problems: tuple[str, ...] = ()  # the helper's own failures
 
     def count(self, outcome: Outcome) -> int:
         return sum(1 for t in self.trials if t.outcome is outcome)
 
     @property
-    def leftover_temp_files(self) -> int:
-        return sum(t.leftover_temp_files for t in self.trials)
+    def left_by_kills(self) -> int:
+        return sum(t.left_by_kill for t in self.trials)
 
     @property
     def ok(self) -> bool:
-        return all(t.ok for t in self.trials)
+        return (
+            all(t.ok for t in self.trials) and self.left_after_next_write == 0 and not self.problems
+        )
 
     def line(self) -> str:
         old, new = self.count(Outcome.OLD), self.count(Outcome.NEW)
         failed = sum(1 for t in self.trials if not t.ok)
         text = (
             f"{len(self.trials)} trials: {old + new} intact (old: {old}, new: {new}), "
-            f"{self.count(Outcome.CORRUPT)} corrupt; "
-            f"leftover temp files: {self.leftover_temp_files}"
+            f"{self.count(Outcome.CORRUPT)} corrupt; temp files left by a killed writer: "
+            f"{self.left_by_kills}, after the next write: {self.left_after_next_write}"
         )
-        return text if failed == 0 else f"{text}; FAILED trials: {failed}"
+        if failed or self.problems:
+            text += f"; FAILED trials: {failed}" + "".join(f"; {p}" for p in self.problems)
+        return text
 
 
 def _checksum(messages: object) -> str:
@@ -189,15 +205,105 @@ def _write_in_place(target: Path, data: bytes) -> None:
         os.close(fd)
 
 
-def _child(writer: Writer, target: Path, paths: Sequence[Path]) -> None:
+def _no_unnamed_file(directory: Path, mode: int) -> int | None:
+    return None  # as on a system or filesystem without O_TMPFILE
+
+
+# --- the helper process: forks one writer per trial -------------------------------------------
+
+
+def _say(line: str) -> None:
+    os.write(1, (line + "\n").encode())  # unbuffered: nothing is held back when a writer dies
+
+
+def _writer(write: Callable[[Path, bytes], None], target: Path, cycle: Sequence[bytes]) -> None:
+    """A forked writer: rewrite ``target`` with each of ``cycle`` in turn until killed."""
+    try:
+        _say(READY)
+        written = 0
+        while True:
+            write(target, cycle[written % len(cycle)])
+            written += 1
+            _say(str(written))
+    except BaseException as error:  # reported, then the writer waits to be killed
+        _say(f"error {error!r}")
+    while True:  # only the helper ends a writer: its pid stays ours until it is reaped
+        time.sleep(3600)
+
+
+def _helper(writer: Writer, target: Path, paths: Sequence[Path]) -> int:
+    """Commands on stdin: ``go I J K`` forks a writer of versions I, J, K (indexes of
+    ``paths``); ``kill`` SIGKILLs it, reaps it and answers ``killed STATUS``."""
     versions = tuple(path.read_bytes() for path in paths)
-    write = write_private_atomic if writer is Writer.ATOMIC else _write_in_place
-    print(READY, flush=True)
-    written = 0
-    while True:
-        write(target, versions[written % len(versions)])
-        written += 1
-        print(written, flush=True)
+    if writer is Writer.ATOMIC_NAMED:
+        atomic_files._create_unnamed = _no_unnamed_file
+    write = _write_in_place if writer is Writer.IN_PLACE else write_private_atomic
+    child: int | None = None
+    _say(READY)
+    for line in sys.stdin.buffer:
+        command, *arguments = line.decode().split()
+        if command == "go" and child is None:
+            cycle = [versions[int(a)] for a in arguments]
+            child = os.fork()
+            if child == 0:
+                _writer(write, target, cycle)
+        elif command == "kill" and child is not None:
+            os.kill(child, signal.SIGKILL)
+            _, status = os.waitpid(child, 0)
+            child = None
+            _say(f"{KILLED} {os.waitstatus_to_exitcode(status)}")
+    return 0
+
+
+class _Helper:
+    """The parent's end of the helper process: commands in, lines out, each with a deadline."""
+
+    def __init__(self, writer: Writer, target: Path, paths: Sequence[Path]) -> None:
+        command = [sys.executable, str(Path(__file__).resolve()), "--helper", writer.value]
+        command += [str(target), *map(str, paths)]
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        assert self.process.stdout is not None and self.process.stdin is not None
+        self._stdin = self.process.stdin
+        self._fd = self.process.stdout.fileno()
+        self._buffer = b""
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._fd, selectors.EVENT_READ)
+
+    def send(self, line: str) -> None:
+        self._stdin.write((line + "\n").encode())
+        self._stdin.flush()
+
+    def line(self) -> str | None:
+        """The next line, or None at end of output or after ``LINE_TIMEOUT_S``.
+
+        Raw reads from the descriptor, never a buffered ``readline`` that could hold back lines.
+        """
+        deadline = time.monotonic() + LINE_TIMEOUT_S
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._selector.select(remaining):
+                return None
+            chunk = os.read(self._fd, 65536)
+            if not chunk:
+                return None
+            self._buffer += chunk
+        first, _, self._buffer = self._buffer.partition(b"\n")
+        return first.decode(errors="replace").strip()
+
+    def close(self) -> str:
+        """End the helper (its stdin closed); what it wrote on stderr."""
+        self._selector.close()
+        try:
+            _, stderr = self.process.communicate(input=None, timeout=LINE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            _, stderr = self.process.communicate()
+        return stderr.decode(errors="replace").strip()
+
+
+# --- the parent -------------------------------------------------------------------------------
 
 
 def _measure_write_s(directory: Path, data: bytes, runs: int = 5) -> float:
@@ -210,33 +316,8 @@ def _measure_write_s(directory: Path, data: bytes, runs: int = 5) -> float:
     return elapsed
 
 
-def _wait_ready(process: subprocess.Popen[bytes]) -> tuple[bool, bytes]:
-    """Whether the child said it is ready, and what it printed after that line.
-
-    Raw reads from the descriptor, never a buffered ``readline``: a buffer could swallow the
-    child's first progress lines, which ``communicate`` (reading the descriptor) would then
-    miss, undercounting completed writes.
-    """
-    assert process.stdout is not None
-    fd = process.stdout.fileno()
-    received = b""
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    with selectors.DefaultSelector() as selector:
-        selector.register(fd, selectors.EVENT_READ)
-        while b"\n" not in received:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not selector.select(remaining):
-                return False, received
-            chunk = os.read(fd, 4096)
-            if not chunk:
-                return False, received
-            received += chunk
-    first, _, rest = received.partition(b"\n")
-    return first.strip() == READY.encode(), rest
-
-
-def _check_directory(target: Path) -> tuple[int, list[str]]:
-    """Count and remove the target's temporary files; report anything else unexpected."""
+def _check_directory(target: Path) -> tuple[set[Path], list[str]]:
+    """The target's temporary files, left where they are; anything else unexpected."""
     problems: list[str] = []
     temporaries = set(temporary_files_for(target))
     for entry in sorted(target.parent.iterdir()):
@@ -250,50 +331,52 @@ def _check_directory(target: Path) -> tuple[int, list[str]]:
         mode = entry.lstat().st_mode
         if not stat.S_ISREG(mode) or not is_private_file(mode):
             problems.append(f"temporary file {entry.name} has mode {stat.S_IMODE(mode):04o}")
-        entry.unlink()
-    return len(temporaries), problems
+    return temporaries, problems
+
+
+def _kill_one(helper: _Helper, order: Sequence[int], delay_s: float) -> tuple[int, list[str]]:
+    """Fork a writer of ``order``, kill it after ``delay_s``: the writes it reported."""
+    problems: list[str] = []
+    helper.send("go " + " ".join(map(str, order)))
+    line = helper.line()
+    if line != READY:
+        problems.append(f"writer not ready: {line!r}")
+    time.sleep(delay_s)
+    helper.send("kill")
+    completed = 0
+    while (line := helper.line()) is not None and not line.startswith(KILLED):
+        if line.isdigit():
+            completed += 1
+        else:
+            problems.append(f"writer said {line!r}")
+    status = None if line is None else line.removeprefix(KILLED).strip()
+    if status != str(-signal.SIGKILL):
+        problems.append(f"writer ended with status {status}")
+    return completed, problems
 
 
 def _trial(
     index: int,
     target: Path,
-    paths: Sequence[Path],
     versions: Sequence[bytes],
+    helper: _Helper,
     *,
     max_delay_s: float,
     rng: random.Random,
-    writer: Writer,
 ) -> Trial:
     count = len(versions)
     start = versions.index(target.read_bytes())
-    # The child writes start+1, start+2, ... (cyclically): after k writes the target holds
+    # The writer writes start+1, start+2, ... (cyclically): after k writes the target holds
     # versions[(start + k) % count].
     order = [(start + j) % count for j in range(1, count + 1)]
-    command = [sys.executable, str(Path(__file__).resolve()), "--child", writer.value, str(target)]
-    command += [str(paths[j]) for j in order]
-    problems: list[str] = []
     delay_s = rng.uniform(0.0, max_delay_s)
-    with subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
-    ) as process:
-        ready, progress = _wait_ready(process)
-        if ready:
-            time.sleep(delay_s)
-            if process.poll() is not None:
-                problems.append(f"child exited by itself with status {process.returncode}")
-        else:
-            problems.append("child did not become ready")
-        process.send_signal(signal.SIGKILL)
-        stdout, stderr_bytes = process.communicate()
-    if process.returncode != -signal.SIGKILL and not problems:
-        problems.append(f"child ended with status {process.returncode}")
-    stderr = stderr_bytes.decode(errors="replace")
-    if stderr.strip():
-        problems.append("child stderr: " + stderr.strip().splitlines()[-1])
-    completed = len((progress + stdout).split())
+    before = set(temporary_files_for(target))
+    completed, problems = _kill_one(helper, order, delay_s)
 
-    leftovers, directory_problems = _check_directory(target)
+    after, directory_problems = _check_directory(target)
     problems += directory_problems
+    if completed >= 1:  # a write completed, so its sweep ran: no earlier leftover remains
+        problems += [f"{p.name} not removed by the next write" for p in sorted(before & after)]
     try:
         data = target.read_bytes()
         mode: int | None = stat.S_IMODE(target.lstat().st_mode)
@@ -314,7 +397,9 @@ def _trial(
             f"target is {len(data)} bytes, "
             + ("not a complete version" if label is None else f"version {label} out of order")
         )
-    return Trial(index, delay_s * 1000, completed, outcome, mode, leftovers, tuple(problems))
+    return Trial(
+        index, delay_s * 1000, completed, outcome, mode, len(after - before), tuple(problems)
+    )
 
 
 def run_kill_test(
@@ -354,19 +439,33 @@ def run_kill_test(
         target = session / TARGET_NAME
         write_private_atomic(target, versions[0])
         results: list[Trial] = []
-        for index in range(1, trials + 1):
-            trial = _trial(
-                index, target, paths, versions, max_delay_s=max_delay_s, rng=rng, writer=writer
-            )
-            results.append(trial)
-            report(trial.line())
-            if trial.outcome is Outcome.CORRUPT:
-                write_private_atomic(target, versions[0])  # a known start for the next trial
+        helper = _Helper(writer, target, paths)
+        problems: list[str] = []
+        try:
+            if helper.line() != READY:
+                problems.append("the helper did not start")
+            else:
+                for index in range(1, trials + 1):
+                    trial = _trial(
+                        index, target, versions, helper, max_delay_s=max_delay_s, rng=rng
+                    )
+                    results.append(trial)
+                    report(trial.line())
+                    if trial.outcome is Outcome.CORRUPT:
+                        write_private_atomic(target, versions[0])  # a known start
+        finally:
+            stderr = helper.close()
+        if stderr:
+            problems.append("helper stderr: " + stderr.splitlines()[-1])
+        if target.exists():
+            write_private_atomic(target, target.read_bytes())  # the write after the last kill
         return Summary(
             tuple(results),
             tuple(len(v) for v in versions),
             write_s * 1000,
             max_delay_s * 1000,
+            len(temporary_files_for(target)),
+            tuple(problems),
         )
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -374,9 +473,8 @@ def run_kill_test(
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
-    if arguments[:1] == ["--child"]:
-        _child(Writer(arguments[1]), Path(arguments[2]), [Path(a) for a in arguments[3:]])
-        return 0  # not reached: the child runs until it is killed
+    if arguments[:1] == ["--helper"]:
+        return _helper(Writer(arguments[1]), Path(arguments[2]), [Path(a) for a in arguments[3:]])
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--trials", type=int, default=200)
     parser.add_argument("--size-kb", type=int, default=512)
@@ -389,7 +487,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Writer,
         choices=list(Writer),
         default=Writer.ATOMIC,
-        help="in-place: the negative control, a non-atomic writer the test must catch",
+        help="atomic-named: named temporary files, as without O_TMPFILE; "
+        "in-place: the negative control, a non-atomic writer the test must catch",
     )
     parser.add_argument("--quiet", action="store_true", help="print only the summary")
     options = parser.parse_args(arguments)

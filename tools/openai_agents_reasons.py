@@ -124,9 +124,9 @@ DIFFERENCES: Final[dict[str, tuple[str, str]]] = {
         "it to the OpenAI SDK)",
     ),
     "compact": (
-        "P5/F1/K2",
-        "the compact request carries the model and the stored items only: no store, include, "
-        "reasoning or key (memory/openai_responses_compaction_session.py::"
+        "F11/K2",
+        "the compact request carries the model and the stored items only: no reasoning and no "
+        "key (memory/openai_responses_compaction_session.py::"
         "OpenAIResponsesCompactionSession._run_compaction_locked)",
     ),
     "continuation": (
@@ -143,6 +143,11 @@ DIFFERENCES: Final[dict[str, tuple[str, str]]] = {
         "P5",
         "`store` is not sent and `include` is empty unless configured (ModelSettings.store, "
         f"ModelSettings.response_include: {MODEL}._build_response_create_kwargs)",
+    ),
+    "empty-include": (
+        "P5",
+        "`include` is always sent, `[]` when nothing is configured, where the plan of a model "
+        f"that returns no reasoning sends none ({MODEL}._build_response_create_kwargs)",
     ),
     "missed-rejection": (
         "F8",
@@ -345,7 +350,11 @@ def classify_plan(
     if expected.get("prompt_cache_key") != actual.get("prompt_cache_key"):
         xai = case_input.get("target_provider") == "xai"
         found.add("xai-key" if xai else "key")
-    if expected.get("store") != actual.get("store") or expected.get("include") != actual.get(
+    if "include" not in expected and actual.get("include") == []:
+        found.add("empty-include")
+        if expected.get("store") != actual.get("store"):
+            found.add("store")
+    elif expected.get("store") != actual.get("store") or expected.get("include") != actual.get(
         "include"
     ):
         found.add("store")

@@ -93,6 +93,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
+from reasoning_replay.atomic_files import replace_file
+
 TOOLS_DIR: Final = Path(__file__).resolve().parent
 if str(TOOLS_DIR) not in sys.path:
     sys.path.insert(0, str(TOOLS_DIR))
@@ -150,13 +152,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = build_report(args.paths, args.passes)
     chart_link = None
     if args.chart is not None:
-        args.chart.write_text(render_svg(report.curves, *chart_titles(report)), encoding="utf-8")
+        chart = render_svg(report.curves, *chart_titles(report))
+        replace_file(args.chart, chart.encode("utf-8"))
         base = args.markdown.parent if args.markdown is not None else Path.cwd()
         chart_link = os.path.relpath(args.chart, base)
     markdown = render_markdown(report, shlex.join(["python", TOOL, *arguments]), chart_link)
     sys.stdout.write(markdown)
     if args.markdown is not None:
-        args.markdown.write_text(markdown, encoding="utf-8")
+        replace_file(args.markdown, markdown.encode("utf-8"))
     if not report.facts.files:
         print("no history file could be compared in all three forms", file=sys.stderr)
         return 1

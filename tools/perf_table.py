@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from reasoning_replay.atomic_files import replace_file
+
 START: Final = "<!-- performance:start -->"
 END: Final = "<!-- performance:end -->"
 HEADER: Final = (
@@ -208,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{args.readme}: the performance table is not the rendered one", file=sys.stderr)
             return 1
         return 0
-    args.readme.write_text(after, encoding="utf-8")
+    replace_file(args.readme, after.encode("utf-8"))
     return 0
 
 

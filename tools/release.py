@@ -44,6 +44,7 @@ import jsonschema
 import msgspec
 import referencing
 import yaml
+from reasoning_replay.atomic_files import replace_file
 from reasoning_replay.schemas import BUNDLE_FILE_NAME, bundle_text, schema_documents
 from reasoning_replay.suite.specdoc import parse_spec
 from reasoning_replay.suite.vectors import BUNDLE_NAME, load_suite
@@ -156,7 +157,7 @@ def sync(files: Sequence[Generated]) -> list[Path]:
     written = []
     for g in stale(files):
         if g.ours:
-            g.path.write_text(g.expected, encoding="utf-8")
+            replace_file(g.path, g.expected.encode("utf-8"))
             written.append(g.path)
     return written
 
@@ -413,10 +414,9 @@ def write_manifest(out: Path, artifacts: Sequence[Artifact]) -> None:
         for a in sorted(artifacts, key=lambda a: a.path.name)
     ]
     manifest = {"versions": raw_versions, "artifacts": entries}
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    (out / SUMS).write_text(
-        "".join(f"{e['sha256']}  {e['file']}\n" for e in entries), encoding="utf-8"
-    )
+    replace_file(out / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode("utf-8"))
+    sums = "".join(f"{e['sha256']}  {e['file']}\n" for e in entries)
+    replace_file(out / SUMS, sums.encode("utf-8"))
 
 
 # ---------------------------------------------------------------------------------------------

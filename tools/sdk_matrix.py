@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from reasoning_replay.atomic_files import replace_file
+
 REPO: Final = Path(__file__).resolve().parent.parent
 DEFAULT_VERSIONS: Final = ("2.53.0", "3.3.1", "3.5.0", "3.57.0")
 TESTS: Final = "tests/sdk"
@@ -314,7 +316,7 @@ def write_markdown(path: Path, report: str) -> None:
         head, _, rest = old.partition(BEGIN)
         _, _, tail = rest.partition(END)
         block = head + block + tail.removeprefix("\n")
-    path.write_text(block, encoding="utf-8")
+    replace_file(path, block.encode("utf-8"))
 
 
 # --- main -----------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ from typing import Any, Final
 import msgspec
 from reasoning_replay import operations
 from reasoning_replay.diagnostics import Code
-from reasoning_replay.history import export, scan, validation
+from reasoning_replay.history import export, scan, text_forms, text_redaction, validation
 from reasoning_replay.operations import OperationResult
 from reasoning_replay.ordering import cache_state, overrides, planner
 from reasoning_replay.ordering.cache_state import ALLOWED_EFFORTS
@@ -52,6 +52,7 @@ from reasoning_replay.record import (
     item_types,
     jsontext,
     provider_input,
+    providers,
     read,
     reader,
     redaction,
@@ -1302,28 +1303,101 @@ def m_dedupe_reverse_order(p: Patcher) -> None:
 
 @mutant("R2", "sensitive names are compared case-sensitively")
 def m_names_case_sensitive(p: Patcher) -> None:
-    p.set(redaction, "normal_name", lambda name: name.replace("-", "").replace("_", ""))
+    p.set(redaction, "normal_name", lambda name: re.sub(r"[^A-Za-z0-9]+", "", name))
 
 
-@mutant("R2", "separators are kept in a name's normal form")
-def m_names_separators_kept(p: Patcher) -> None:
-    p.set(redaction, "normal_name", lambda name: name.lower() if name.isascii() else name)
+@mutant("R2", "only - and _ are removed from a name's normal form")
+def m_names_only_dash_underscore_removed(p: Patcher) -> None:
+    p.set(redaction, "normal_name", lambda name: name.lower().replace("-", "").replace("_", ""))
 
 
-@mutant("R2", "the suffixes token and auth match anywhere in a name, as fragments")
-def m_names_suffixes_as_fragments(p: Patcher) -> None:
-    p.set(redaction, "SENSITIVE_SUFFIXES", ())
-    p.set(redaction, "SENSITIVE_FRAGMENTS", (*redaction.SENSITIVE_FRAGMENTS, "token", "auth"))
+@mutant("R2", "digits are removed from a name's normal form too")
+def m_names_digits_removed(p: Patcher) -> None:
+    p.set(redaction, "normal_name", lambda name: re.sub(r"[^a-z]+", "", name.lower()))
 
 
-@mutant("R2", "only the listed fragments count, not the suffixes")
-def m_names_no_suffixes(p: Patcher) -> None:
-    p.set(redaction, "SENSITIVE_SUFFIXES", ())
+@mutant("R2", "token and auth count only at the end of a name (the closed list of fragments)")
+def m_names_suffix_rule(p: Patcher) -> None:
+    fragments = tuple(f for f in redaction.SENSITIVE_FRAGMENTS if f not in ("token", "auth"))
+
+    def sensitive(name: str) -> bool:
+        normal = redaction.normal_name(name)
+        return normal.endswith(("token", "auth")) or any(f in normal for f in fragments)
+
+    p.everywhere(redaction.is_sensitive_name, sensitive)
 
 
 @mutant("R2", "names are lowercased with full Unicode case folding")
 def m_names_casefold(p: Patcher) -> None:
-    p.set(redaction, "normal_name", lambda name: name.casefold().replace("-", "").replace("_", ""))
+    p.set(redaction, "normal_name", lambda name: re.sub(r"[^a-z0-9]+", "", name.casefold()))
+
+
+@mutant("R2", "a name/value pair's value is kept")
+def m_pairs_kept(p: Patcher) -> None:
+    p.set(redaction, "pair_name", lambda value, text: None)
+
+
+@mutant("R2", "a count is judged by its literal: 1.0 is not a count")
+def m_count_by_literal(p: Patcher) -> None:
+    p.set(
+        redaction,
+        "is_count",
+        lambda value: isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+    )
+
+
+@mutant("R2", "the replacement names the member by its normal form")
+def m_replacement_normal_name(p: Patcher) -> None:
+    original = redaction.replacement
+
+    def mutated(name: str, value: object, text: Callable[[str], str]) -> object:
+        replaced = original(name, value, text)
+        if isinstance(replaced, dict) and replaced.keys() == {"redacted"}:
+            return {"redacted": redaction.normal_name(name)}
+        return replaced
+
+    p.set(redaction, "replacement", mutated)
+
+
+@mutant("R2", "bytes and sha256 replace any name holding encryptedcontent")
+def m_measured_any_ciphertext_name(p: Patcher) -> None:
+    original = redaction.replacement
+
+    def mutated(name: str, value: object, text: Callable[[str], str]) -> object:
+        if "encryptedcontent" in redaction.normal_name(name) and isinstance(value, str):
+            return original("encrypted_content", value, text)
+        return original(name, value, text)
+
+    p.set(redaction, "replacement", mutated)
+
+
+@mutant("R2", "rule 4 applies to a sensitive member's value too")
+def m_nesting_before_sensitive(p: Patcher) -> None:
+    original = redaction.redact_value
+
+    def mutated(value: object, text: Callable[[str], str], depth: int = 0) -> object:
+        if isinstance(value, Mapping) and depth + 1 >= redaction.MAX_REDACTION_DEPTH:
+            return {
+                name: {"redacted": "nesting"}
+                if isinstance(member, Mapping | list) and redaction.is_sensitive_name(name)
+                else original(member, text, depth + 1)
+                for name, member in value.items()
+            }
+        return original(value, text, depth)
+
+    p.set(redaction, "redact_value", mutated)
+
+
+@mutant("R2", "rule 1 precedes rule 4: a reasoning item at any depth becomes its view")
+def m_view_before_nesting(p: Patcher) -> None:
+    original = redaction.redact_value
+
+    def mutated(value: object, text: Callable[[str], str], depth: int = 0) -> object:
+        if isinstance(value, Mapping) and value.get("type") == "reasoning":
+            return original(value, text, 0)
+        return original(value, text, depth)
+
+    p.set(redaction, "redact_value", mutated)
 
 
 @mutant("R2", "a non-string value under a sensitive name is kept")
@@ -1358,7 +1432,7 @@ def m_view_counts_characters(p: Patcher) -> None:
 
 @mutant("R3", "a debug capture keeps reasoning items, redacting only sensitive names")
 def m_debug_keeps_reasoning(p: Patcher) -> None:
-    original = redaction.redact
+    original = redaction.redact_structural
 
     def mutated(value: object) -> object:
         if isinstance(value, Mapping) and value.get("type") == "reasoning":
@@ -1725,8 +1799,10 @@ def _plan_check(check: Callable[[Any, Any], Code | None]) -> Apply:
 def m_effort_unchecked(p: Patcher) -> None:
     original = overrides.check_overrides
 
-    def mutated(model: Any, effort: Any, key: Any, metadata: Any, capable: Any) -> Code | None:
-        code = original(model, effort, key, metadata, capable)
+    def mutated(
+        model: Any, effort: Any, key: Any, metadata: Any, capable: Any, **kw: Any
+    ) -> Code | None:
+        code = original(model, effort, key, metadata, capable, **kw)
         reasoning = metadata.get("reasoning")
         if (
             code is Code.PLAN_EFFORT_INVALID
@@ -1743,8 +1819,10 @@ def m_effort_unchecked(p: Patcher) -> None:
 def m_raw_input_allowed(p: Patcher) -> None:
     original = overrides.check_overrides
 
-    def mutated(model: Any, effort: Any, key: Any, metadata: Any, capable: Any) -> Code | None:
-        code = original(model, effort, key, metadata, capable)
+    def mutated(
+        model: Any, effort: Any, key: Any, metadata: Any, capable: Any, **kw: Any
+    ) -> Code | None:
+        code = original(model, effort, key, metadata, capable, **kw)
         return None if code is Code.PLAN_RAW_INPUT_OVERRIDE else code
 
     p.everywhere(original, mutated)
@@ -1754,11 +1832,13 @@ def m_raw_input_allowed(p: Patcher) -> None:
 def m_extra_body_before_key(p: Patcher) -> None:
     original = overrides.check_overrides
 
-    def mutated(model: Any, effort: Any, key: Any, metadata: Any, capable: Any) -> Code | None:
-        code = original(model, effort, key, metadata, capable)
+    def mutated(
+        model: Any, effort: Any, key: Any, metadata: Any, capable: Any, **kw: Any
+    ) -> Code | None:
+        code = original(model, effort, key, metadata, capable, **kw)
         if code is Code.PLAN_CACHE_KEY_INVALID:
             later = original(
-                model, effort, "0" * 32, {**metadata, "prompt_cache_key": None}, capable
+                model, effort, "0" * 32, {**metadata, "prompt_cache_key": None}, capable, **kw
             )
             if later is not None and later is not Code.PLAN_MODEL_INVALID:
                 return later
@@ -1920,10 +2000,12 @@ def m_key_from_first_record(p: Patcher) -> None:
 def m_empty_explicit_key(p: Patcher) -> None:
     original = overrides.check_overrides
 
-    def mutated(model: Any, effort: Any, key: Any, metadata: Any, capable: Any) -> Code | None:
+    def mutated(
+        model: Any, effort: Any, key: Any, metadata: Any, capable: Any, **kw: Any
+    ) -> Code | None:
         if metadata.get("prompt_cache_key") == "":
             metadata = {k: v for k, v in metadata.items() if k != "prompt_cache_key"}
-        return original(model, effort, key, metadata, capable)
+        return original(model, effort, key, metadata, capable, **kw)
 
     p.everywhere(original, mutated)
 
@@ -2633,6 +2715,226 @@ def m_provider_mismatch_uncounted(p: Patcher) -> None:
     p.wrap("validate", wrapper)
 
 
+# ---------------------------------------------------------------------------------------------
+# Provider names (SPEC P4, §18.2), the store and include of P5, interleaved reasoning (ST1),
+# conflicts in validate (H3), the instance key (F8) and canonicalizers (C5): issue 19
+
+
+@mutant("P4", "route names are issuers: responses is not openai (no registry)")
+def m_no_provider_name_registry(p: Patcher) -> None:
+    p.set(providers, "PROVIDER_NAME_REGISTRY", {})
+
+
+def _drop_provider_names(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        return call({k: v for k, v in data.items() if k != "provider_names"})
+
+    for operation in ("replay", "plan", "validate"):
+        p.wrap(operation, wrapper)
+
+
+@mutant("P4", "the caller's provider_names are ignored")
+def m_provider_names_ignored(p: Patcher) -> None:
+    _drop_provider_names(p)
+
+
+def _issuer_rule(rule: Callable[[Mapping[str, str], str], str]) -> Apply:
+    def apply(p: Patcher) -> None:
+        def issuer_of(self: providers.ProviderNames, name: str) -> str:
+            return rule(self.caller, name)
+
+        p.set(providers.ProviderNames, "issuer_of", issuer_of)
+
+    return apply
+
+
+@mutant("P4", "the registry's entry wins over the caller's for a name it lists")
+def m_registry_wins(p: Patcher) -> None:
+    registry = providers.PROVIDER_NAME_REGISTRY
+    _issuer_rule(lambda caller, name: registry.get(name, caller.get(name, name)))(p)
+
+
+@mutant("P4", "an issuer is mapped again: the caller's gateway → responses is openai")
+def m_issuer_mapped_twice(p: Patcher) -> None:
+    registry = providers.PROVIDER_NAME_REGISTRY
+
+    def twice(caller: Mapping[str, str], name: str) -> str:
+        first = caller.get(name, registry.get(name, name))
+        return caller.get(first, registry.get(first, first))
+
+    _issuer_rule(twice)(p)
+
+
+@mutant("P4", "the target provider is compared as written, only recorded names are mapped")
+def m_target_not_mapped(p: Patcher) -> None:
+    p.set(provider_input.ReplayTarget, "issuer", property(lambda self: self.provider))
+
+
+@mutant("D1", "the dedupe operation compares provider names, not issuers")
+def m_dedupe_by_name(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        entries = data.get("entries")
+        if not isinstance(entries, list):
+            return call(data)
+        named = [
+            {**e, "provider": f"name:{e['provider']}"}
+            if isinstance(e, dict) and isinstance(e.get("provider"), str)
+            else e
+            for e in entries
+        ]
+        return call({**data, "entries": named})
+
+    p.wrap("dedupe", wrapper)
+
+
+@mutant("F12", "whether section 9 governs is decided on the target name as written")
+def m_governed_by_name(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        target = data.get("target_provider", "openai")
+        if not isinstance(target, str) or target in planner.GOVERNED_PROVIDERS:
+            return call(data)
+        names = data.get("provider_names")
+        names = dict(names) if isinstance(names, Mapping) else {}
+        return call({**data, "provider_names": {**names, target: target}})
+
+    p.wrap("plan", wrapper)
+
+
+@mutant("H3", "the file's provider is compared as written, not mapped to its issuer")
+def m_file_provider_not_mapped(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        provider = data.get("provider", "openai")
+        names = data.get("provider_names")
+        names = dict(names) if isinstance(names, Mapping) else {}
+        return call({**data, "provider_names": {**names, provider: provider}})
+
+    p.wrap("validate", wrapper)
+
+
+@mutant("H3", "an id/ciphertext conflict is an error, as fast-agent's id dedupe would have it")
+def m_conflict_is_an_error(p: Patcher) -> None:
+    p.set(validation, "_WARNINGS", validation._WARNINGS - {Code.DEDUPE_ID_CIPHERTEXT_CONFLICT})
+
+
+def _plan_settings_rewrite(change: Callable[[Any], Any]) -> Apply:
+    def apply(p: Patcher) -> None:
+        original_plan = planner.plan_request
+
+        def plan(messages: Any, settings: Any) -> Any:
+            return original_plan(messages, change(settings))
+
+        p.everywhere(original_plan, plan)
+
+    return apply
+
+
+@mutant("P5", "the compact endpoint also gets store false and the include entry")
+def m_compact_gets_store_include(p: Patcher) -> None:
+    def change(data: Mapping[str, Any], request: dict[str, Any]) -> None:
+        if data.get("endpoint") == "compact":
+            request.update(store=False, include=[planner.REPLAY_INCLUDE])
+
+    _plan_request_rewrite(change)(p)
+
+
+@mutant("P5", "a model declared without reasoning still gets the include entry")
+def m_include_for_every_model(p: Patcher) -> None:
+    _plan_settings_rewrite(lambda s: dataclasses.replace(s, reasoning_model=True))(p)
+
+
+@mutant("P5", "a model declared without reasoning gets neither store nor include")
+def m_no_store_without_reasoning(p: Patcher) -> None:
+    def change(data: Mapping[str, Any], request: dict[str, Any]) -> None:
+        if data.get("reasoning_model") is False:
+            request.pop("store", None)
+
+    _plan_request_rewrite(change)(p)
+
+
+def _check_overrides_governed(decide: Callable[[bool], bool]) -> Apply:
+    def apply(p: Patcher) -> None:
+        original = overrides.check_overrides
+
+        def mutated(*args: Any, governed: bool = True) -> Code | None:
+            return original(*args, governed=decide(governed))
+
+        p.everywhere(original, mutated)
+
+    return apply
+
+
+@mutant("F8", "the instance key is checked even where an explicit key replaces it")
+def m_instance_key_always_checked(p: Patcher) -> None:
+    _check_overrides_governed(lambda _governed: False)(p)
+
+
+@mutant("F8", "an explicit key spares the instance key's check whatever the target")
+def m_explicit_key_spares_every_target(p: Patcher) -> None:
+    _check_overrides_governed(lambda _governed: True)(p)
+
+
+@mutant("ST1", "a run of assistant messages sends all its reasoning before its own items")
+def m_run_reasoning_first(p: Patcher) -> None:
+    original = provider_input.message_inputs
+
+    def hoisted(messages: Any, target: Any, read: Any) -> Iterator[tuple[dict[str, Any], ...]]:
+        parts = list(original(messages, target, read))
+        out = list(parts)
+        start = 0
+        for index in range(len(messages) + 1):
+            in_run = index < len(messages) and messages[index].role == "assistant"
+            if in_run:
+                continue
+            run = range(start, index)
+            if len(run) > 1:
+                own = [provider_input._own_items(messages[i], target) for i in run]
+                replayed = [parts[i][: len(parts[i]) - len(own[k])] for k, i in enumerate(run)]
+                first = run[0]
+                out[first] = (*(x for r in replayed for x in r), *(x for o in own for x in o))
+                for i in run[1:]:
+                    out[i] = ()
+            start = index + 1
+        yield from out
+
+    p.set(provider_input, "message_inputs", hoisted)
+    p.set(planner, "message_inputs", hoisted)
+
+
+@mutant("C5", "a native compaction item is adapted into a reasoning item and captured")
+def m_compaction_captured(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        item = data.get("output_item")
+        if isinstance(item, dict) and item.get("type") == "compaction":
+            item = {**item, "type": "reasoning", "summary": item.get("summary", [])}
+        return call({**data, "output_item": item})
+
+    p.wrap("capture", wrapper)
+
+
+@mutant("C5", "another canonicalizer's record is read as a reasoning envelope")
+def m_other_schema_read(p: Patcher) -> None:
+    sibling = "fast-agent.openai-responses.compaction-replay"
+
+    def adopt(value: object) -> object:
+        if isinstance(value, dict) and value.get("schema") == sibling:
+            kept = {k: v for k, v in value.items() if k != "origin"}
+            return {**kept, "schema": envelope.SCHEMA_NAME}
+        return value
+
+    _envelope_checker(adopt)(p)
+
+
+@mutant("C5", "a missing id is invented from the ciphertext rather than refused")
+def m_id_invented(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        item = data.get("output_item")
+        if isinstance(item, dict) and item.get("type") == "reasoning" and "id" not in item:
+            item = {**item, "id": "rs_invented"}
+        return call({**data, "output_item": item})
+
+    p.wrap("capture", wrapper)
+
+
 @mutant("H4", "group bits alone are not too open")
 def m_group_bits_ignored(p: Patcher) -> None:
     p.set(validation, "GROUP_OTHER_BITS", 0o007)
@@ -2775,12 +3077,56 @@ def m_min_ciphertext_15(p: Patcher) -> None:
 
 @mutant("H8", "the name encrypted_content is matched case-sensitively")
 def m_scan_case_sensitive(p: Patcher) -> None:
-    p.set(scan, "_ascii_lower", lambda name: name)
+    p.set(scan, "is_ciphertext_name", lambda name: name == "encrypted_content")
+
+
+@mutant("H8", "a Fernet-prefixed run needs more than 100 characters")
+def m_scan_fernet_longer(p: Patcher) -> None:
+    p.set(text_forms, "MIN_FERNET_CHARS", 101)
+
+
+@mutant("H8", "a long run needs no digit to be a ciphertext by its shape")
+def m_scan_long_run_two_classes(p: Patcher) -> None:
+    p.set(text_forms, "_DIGIT", re.compile(r"[\s\S]"))
+
+
+@mutant("H8", "a file that is not text is skipped without a finding")
+def m_scan_not_text_skipped(p: Patcher) -> None:
+    original = scan.scan_decoded
+    p.everywhere(scan.scan_text, lambda text: tuple(original(text)))
+
+
+@mutant("H8", "encoded texts are not decoded")
+def m_scan_no_decodings(p: Patcher) -> None:
+    p.set(scan, "percent_decoded", lambda text: None)
+    p.set(scan, "references_decoded", lambda text: None)
+    p.set(scan, "base64_decoded", lambda run: None)
+
+
+@mutant("H8", "a value cut off before its closing quote is no finding")
+def m_scan_truncated_ignored(p: Patcher) -> None:
+    original = scan.read_fragment
+
+    def mutated(text: str, start: int, backslashes: int) -> scan.Fragment:
+        found = original(text, start, backslashes)
+        return found if found.terminated else scan.Fragment("", found.value_end, found.end)
+
+    p.set(scan, "read_fragment", mutated)
+
+
+@mutant("H8", "a file is read line by line only: a colon on the next line is missed")
+def m_scan_lines_only(p: Patcher) -> None:
+    p.set(scan, "_HEAD_AT_END", re.compile(r"(?!)"))
+
+
+@mutant("H6", "text forms that are not JSON are left as they are")
+def m_export_no_text_forms(p: Patcher) -> None:
+    p.set(text_redaction, "assignments", lambda gap: iter(()))
 
 
 @mutant("H8", "embedded (escaped) envelopes are not looked into")
 def m_scan_not_embedded(p: Patcher) -> None:
-    p.set(scan, "_embedded", lambda text: iter(()))
+    p.set(scan, "_embedded", lambda text, decodings: iter(()))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -34,8 +34,14 @@ from reasoning_replay.record.provider_input import (
     Transport,
     build_replay_input,
 )
+from reasoning_replay.record.providers import (
+    REGISTRY_ONLY,
+    ProviderNames,
+    ProviderNamesError,
+    provider_names_from_json,
+)
 from reasoning_replay.record.reader import parse_reasoning_replay_envelope
-from reasoning_replay.record.redaction import redact
+from reasoning_replay.record.redaction import redact_structural
 from reasoning_replay.record.telemetry import replay_telemetry
 
 from .diagnostics import Code
@@ -105,6 +111,24 @@ def _conflict_policy(data: Mapping[str, Any]) -> ConflictPolicy:
         raise OperationInputError("options.conflict_policy must be keep or reject") from None
 
 
+def _provider_names(data: Mapping[str, Any]) -> ProviderNames:
+    """SPEC P4: the caller's ``provider_names`` (name → issuer), extending the registry."""
+    try:
+        return provider_names_from_json(data.get("provider_names"))
+    except ProviderNamesError as error:
+        raise OperationInputError(str(error)) from None
+
+
+def _reasoning_model(data: Mapping[str, Any]) -> bool:
+    """SPEC P5, F11: whether the requested model returns reasoning (default true)."""
+    value = data.get("reasoning_model")
+    if value is None:
+        return True
+    if not isinstance(value, bool):
+        raise OperationInputError("input.reasoning_model must be a boolean")
+    return value
+
+
 def _replay(data: Mapping[str, Any]) -> OperationResult:
     try:
         messages = history_from_json(data.get("history"))
@@ -116,6 +140,7 @@ def _replay(data: Mapping[str, Any]) -> OperationResult:
             provider=_field(target, "provider", str),
             transport=Transport(target.get("transport", Transport.SSE)),
             conflict_policy=_conflict_policy(data),
+            provider_names=_provider_names(data),
         )
     except ValueError:
         raise OperationInputError("target.transport must be sse or websocket") from None
@@ -139,7 +164,9 @@ def _dedupe(data: Mapping[str, Any]) -> OperationResult:
         item = check_item_value(entry.get("item"))
         if isinstance(item, Code):
             raise OperationInputError(f"entries[{index}].item is not a replay item: {item}")
-        identities.append(reasoning_replay_dedupe_key(item, entry["provider"]))
+        # SPEC D1: the identity's provider is the item's issuer, the registry's (P4, §18.2)
+        issuer = REGISTRY_ONLY.issuer_of(entry["provider"])
+        identities.append(reasoning_replay_dedupe_key(item, issuer))
     decisions = decide(identities)
     conflicts = decisions.count(DedupeDecision.KEEP_CONFLICT)
     if conflicts and _conflict_policy(data) is ConflictPolicy.REJECT:
@@ -167,6 +194,8 @@ def _plan(data: Mapping[str, Any]) -> OperationResult:
             endpoint=Endpoint(data.get("endpoint", Endpoint.RESPONSES)),
             target_provider=data.get("target_provider", "openai"),
             update_capable=frozenset(data.get("update_capable_models", DEFAULT_UPDATE_CAPABLE)),
+            provider_names=_provider_names(data),
+            reasoning_model=_reasoning_model(data),
         )
     except (HistoryShapeError, ValueError, TypeError) as error:
         raise OperationInputError(f"plan input: {error}") from None
@@ -200,7 +229,7 @@ def _defaults(data: Mapping[str, Any]) -> OperationResult:
 def _redact(data: Mapping[str, Any]) -> OperationResult:
     if "payload" not in data:
         raise OperationInputError("input.payload is missing")
-    return _accepted({"payload": redact(data["payload"])})
+    return _accepted({"payload": redact_structural(data["payload"])})
 
 
 def _telemetry(data: Mapping[str, Any]) -> OperationResult:
@@ -246,6 +275,7 @@ def _validate(data: Mapping[str, Any]) -> OperationResult:
         file_mode=_mode(modes, "file"),
         directory_mode=_mode(modes, "directory"),
         file_name=file_name,
+        provider_names=_provider_names(data),
     )
     return _accepted(report.to_json())
 

@@ -210,9 +210,16 @@ class _State:
 
     effort: str | None
     instance_key: str = UNKNOWN_INSTANCE_KEY
-    provider: str = "openai"
+    provider: str = "responses"  # a route name, as fast-agent writes it
     new_instance: bool = False
     chained_settings: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+
+def route_of(model_spec: str) -> str:
+    """The route of a fast-agent model spec (``responses.gpt-6-astra`` → ``responses``): the
+    name fast-agent records as the provider in ``session.json``. The planner maps it to its
+    issuer by the provider-name registry (SPEC P4, §18.2); the harness never translates it."""
+    return model_spec.split(".", 1)[0]
 
 
 def plan_requests(outcome: Outcome) -> list[PlannedRequest]:
@@ -227,7 +234,7 @@ def plan_requests(outcome: Outcome) -> list[PlannedRequest]:
     conversation = outcome.conversation
     requests = iter(outcome.received)
     planned: list[PlannedRequest] = []
-    state = _State(conversation.effort)
+    state = _State(conversation.effort, provider=route_of(conversation.model))
     for steps, result in zip(conversation.runs, outcome.results, strict=True):
         state.instance_key = UNKNOWN_INSTANCE_KEY
         state.chained_settings = {}
@@ -275,7 +282,7 @@ def _plan_segment(
         state.effort = step.get("effort", state.effort)
         if "switch_model" in step:  # a new LLM instance, with its own key (K1)
             state.new_instance = True
-            state.provider = step["switch_model"].split(".")[0].replace("responses", "openai")
+            state.provider = route_of(step["switch_model"])
         if "send" not in step:
             continue
         if _failed(result, index):

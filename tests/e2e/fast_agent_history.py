@@ -1,88 +1,31 @@
-"""fast-agent's saved history (SPEC H1) as the planner's messages (SPEC P2), and plan comparison.
+"""fast-agent's saved history (SPEC H1) as the planner's messages (SPEC H9, P2); plan comparison.
 
-The planner reads a message's channels itself (replay blocks, cache-state records); what a saved
-message does not say in the P2 shape is its own provider input items, which fast-agent builds at
-request time from the message's content, tool calls and tool results. This module builds them
-the way fast-agent 0.10.48 does (facts read from its requests): user text as ``input_text``
-parts, assistant messages from the raw items kept in ``openai-assistant-message-items``, tool
-calls as ``function_call`` items, tool results as ``function_call_output`` items. A saved tool
-call keeps only its call id; fast-agent derives the item ``id`` from it (``call_X`` → ``fc_X``),
-which is not the id the provider gave the item, and so does this module (see
-docs/fast-agent-e2e.md).
+The translation of a saved message into its own provider input items is the reference's
+(:mod:`reasoning_replay.history.saved_messages`, SPEC H9), whose shapes are fast-agent 0.10.48's;
+this test checks it against the requests fast-agent sends. A saved tool call keeps only its call
+id; fast-agent derives the item ``id`` from it (``call_X`` → ``fc_X``), which is not the id the
+provider gave the item, and so does the reference (see docs/fast-agent-e2e.md).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from reasoning_replay.history.history_files import HistoryFileProblem
+from reasoning_replay.history.saved_messages import saved_history_messages
 from reasoning_replay.ordering.planner import Plan
 from reasoning_replay.record.history import HistoryMessage
-
-ASSISTANT_ITEMS_CHANNEL = "openai-assistant-message-items"
-
-
-def _texts(content: Sequence[Mapping[str, Any]]) -> list[str]:
-    return [part["text"] for part in content if part.get("type") == "text"]
-
-
-def _tool_result_output(result: Mapping[str, Any]) -> str:
-    return "".join(_texts(result.get("content") or []))
-
-
-def function_call_item_id(call_id: str) -> str:
-    """The item id fast-agent 0.10.48 sends for a saved tool call: derived from the call id."""
-    if call_id.startswith("fc"):
-        return call_id
-    suffix = call_id.removeprefix("call_")
-    return f"fc_{suffix or call_id}"
-
-
-def message_items(raw: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The provider input items of one saved message, without its reasoning (P2 adds that)."""
-    if raw["role"] == "user":
-        items: list[dict[str, Any]] = [
-            {"type": "function_call_output", "call_id": call_id, "output": _tool_result_output(r)}
-            for call_id, r in (raw.get("tool_results") or {}).items()
-        ]
-        texts = _texts(raw.get("content") or [])
-        if texts:
-            parts = [{"type": "input_text", "text": text} for text in texts]
-            items.append({"type": "message", "role": "user", "content": parts})
-        return items
-    channels = raw.get("channels") or {}
-    items = [json.loads(block["text"]) for block in channels.get(ASSISTANT_ITEMS_CHANNEL, [])]
-    if not items and _texts(raw.get("content") or []):
-        parts = [{"type": "output_text", "text": t} for t in _texts(raw["content"])]
-        items.append({"type": "message", "role": "assistant", "content": parts})
-    for call_id, call in (raw.get("tool_calls") or {}).items():
-        params = call["params"]
-        item = {
-            "type": "function_call",
-            "id": function_call_item_id(call_id),
-            "call_id": call_id,
-            "name": params["name"],
-            "arguments": json.dumps(params.get("arguments") or {}),
-        }
-        items.append(item)
-    return items
 
 
 def history_messages(
     saved: Mapping[str, Any], response_ids: Mapping[int, str] | None = None
-) -> list[HistoryMessage]:
-    """A saved history file's messages in the P2 shape; ``response_ids`` by message index."""
-    return [
-        HistoryMessage(
-            role=raw["role"],
-            channels=raw.get("channels") or {},
-            items=message_items(raw),
-            response_id=(response_ids or {}).get(index),
-        )
-        for index, raw in enumerate(saved["messages"])
-    ]
+) -> tuple[HistoryMessage, ...]:
+    """A saved history file's messages in the P2 shape (SPEC H9); ``response_ids`` by index."""
+    messages = saved_history_messages(saved, response_ids)
+    assert not isinstance(messages, HistoryFileProblem), messages
+    return messages
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from e2e_harness import (
     Conversation,
     Outcome,
     plan_requests,
+    route_of,
     run,
 )
 from fast_agent_history import ID_DEDUPE, SUMMARY_AUTO
@@ -66,7 +67,9 @@ def outcome(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 
 
 def validate(directory: Path) -> list[dict[str, Any]]:
-    """``conformance validate --format json`` on a directory: its JSON lines."""
+    """``conformance validate --format json`` on a directory: its one JSON document as a flat
+    list, each file's findings (``type`` ``finding``) then the file (``type`` ``file``), and the
+    summary (``type`` ``summary``)."""
     done = subprocess.run(
         [sys.executable, "-m", "reasoning_replay.cli.main", "validate", str(directory), *FLAGS],
         capture_output=True,
@@ -74,7 +77,12 @@ def validate(directory: Path) -> list[dict[str, Any]]:
         check=False,
     )
     assert done.returncode in (0, 1), done.stderr
-    return [json.loads(line) for line in done.stdout.splitlines() if line]
+    document = json.loads(done.stdout)
+    lines: list[dict[str, Any]] = []
+    for entry in document["files"]:
+        lines += [{"type": "finding", **finding} for finding in entry["findings"]]
+        lines.append({"type": "file", **{k: v for k, v in entry.items() if k != "findings"}})
+    return [*lines, {"type": "summary", **document["summary"]}]
 
 
 def findings(lines: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, Any, Any]]:
@@ -117,6 +125,18 @@ def test_fast_agent_ran_every_step_and_used_the_transport(outcome: Outcome) -> N
         assert received.body["store"] is False
         assert received.body["include"] == ["reasoning.encrypted_content"]
         assert received.body["reasoning"]["summary"] == "auto"
+
+
+def test_session_json_records_the_route_name_and_validate_maps_it(outcome: Outcome) -> None:
+    """fast-agent records its route (``responses``), not an issuer, in ``session.json``; the
+    validator maps it to ``openai`` by the provider-name registry (SPEC P4, §18.2, H3)."""
+    session = json.loads((outcome.session_dir / "session.json").read_text(encoding="utf-8"))
+    recorded = session["continuation"]["agents"]["agent"]["provider"]
+    assert recorded == route_of(outcome.conversation.model) == "responses"
+    file_lines = [line for line in validate(outcome.session_dir) if line["type"] == "file"]
+    history = next(line for line in file_lines if line["path"].endswith("history_agent.json"))
+    assert history["provider"] == "responses"
+    assert history["provider_mismatch"] == 0
 
 
 def test_session_validates_with_only_the_named_findings(outcome: Outcome) -> None:

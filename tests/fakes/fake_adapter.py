@@ -14,8 +14,14 @@ the case id, so one process can crash on one case and answer the next:
   large   the reply padded with whitespace to a 4 MiB line (still valid JSON)
 
 and process-wide by flags: --crash-on-start, --hang-on-start, --bad-handshake,
---always-reject CODE, --ops a,b, --oneshot, --log-starts FILE, --no-flush, and --grandchild FILE
-(start a sleeping child that inherits stdout and stderr; append "ADAPTER_PID CHILD_PID" to FILE).
+--always-reject CODE, --ops a,b, --oneshot, --log-starts FILE, --no-flush, --grandchild FILE
+(start a sleeping child that inherits stdout and stderr; append "ADAPTER_PID CHILD_PID" to FILE),
+and --escape HOW FILE: start a sleeper that escapes the adapter's process group and ignores
+SIGTERM, HOW being ``setsid`` (a child in a new session) or ``double-fork`` (a daemon: a child
+that starts a grandchild in a new session and exits at once, so that the grandchild is
+orphaned); append "ADAPTER_PID SLEEPER_PID PARENT_PID" to FILE (the parent is whatever started
+the adapter: the runner's supervisor); --log-requests FILE appends each run request's case id
+to FILE before handling it.
 """
 
 from __future__ import annotations
@@ -69,7 +75,43 @@ def reply_for(req: dict, args: argparse.Namespace) -> dict | None:
     return {"seq": seq, "output": {"value": inp.get("value")}}
 
 
-def main() -> int:
+# Ignores SIGTERM, then says so on the descriptor given as its argument, then sleeps.
+SLEEPER = (
+    "import os, signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    "os.write(int(sys.argv[1]), b'x'); time.sleep(3600)"
+)
+
+
+def escape(how: str, log: str) -> None:
+    """Start a sleeper that leaves the adapter's process group and ignores SIGTERM; return
+    once it ignores it."""
+    ready_read, ready_write = os.pipe()
+    command = [sys.executable, "-c", SLEEPER, str(ready_write)]
+    if how == "setsid":
+        sleeper = subprocess.Popen(command, start_new_session=True, pass_fds=[ready_write]).pid
+    else:
+        read, write = os.pipe()
+        child = os.fork()
+        if child == 0:  # the daemon's first fork: a new session, a grandchild, then exit
+            os.setsid()
+            grandchild = os.fork()
+            if grandchild == 0:
+                os.set_inheritable(ready_write, True)
+                os.execv(sys.executable, command)
+            os.write(write, str(grandchild).encode())
+            os._exit(0)
+        os.close(write)
+        with os.fdopen(read, "rb") as answer:
+            sleeper = int(answer.read())
+        os.waitpid(child, 0)
+    os.close(ready_write)
+    os.read(ready_read, 1)  # it ignores SIGTERM now
+    os.close(ready_read)
+    with Path(log).open("a") as f:
+        f.write(f"{os.getpid()} {sleeper} {os.getppid()}\n")
+
+
+def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser()
     p.add_argument("--crash-on-start", action="store_true")
     p.add_argument("--hang-on-start", action="store_true")
@@ -80,7 +122,15 @@ def main() -> int:
     p.add_argument("--log-starts")
     p.add_argument("--no-flush", action="store_true")
     p.add_argument("--grandchild")
-    args = p.parse_args()
+    p.add_argument("--escape", nargs=2, metavar=("HOW", "FILE"))
+    p.add_argument("--log-requests")
+    return p.parse_args()
+
+
+def main() -> int:
+    args = parse_args()
+    if args.escape:
+        escape(*args.escape)
     if args.grandchild:
         sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
         with Path(args.grandchild).open("a") as f:
@@ -112,6 +162,9 @@ def main() -> int:
         elif req["cmd"] == "stop":
             return 0
         else:
+            if args.log_requests:
+                with Path(args.log_requests).open("a") as f:
+                    f.write(req.get("id", "") + "\n")
             if "chatty" in req.get("id", ""):
                 out.write("debug: handling a request\n")
             msg = reply_for(req, args)

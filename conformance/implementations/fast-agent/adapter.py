@@ -22,7 +22,8 @@ implementation, measured by the suite). What each operation calls:
 - ``dedupe``: ``ResponsesLLM._dedupe_input_items`` (the OpenAI Responses route).
 - ``redact``: ``JSONSerializer().serialize``, the serializer fast-agent's logger applies to
   structured log data.
-- ``plan``: ``responses_cache.prepare_cached_request`` with
+- ``plan`` (target ``openai`` or fast-agent's route name ``responses``):
+  ``responses_cache.prepare_cached_request`` with
   ``ResponsesLLM._convert_message_to_items``, then ``_dedupe_input_items``, as
   ``ResponsesLLM._apply_prompt_provider_specific`` calls them.
 
@@ -393,6 +394,11 @@ def op_redact(fa: FastAgent, data: Mapping[str, Any]) -> dict[str, Any]:
     return {"payload": fa.serializer_class().serialize(data["payload"])}
 
 
+# The target names the cache planner runs for: the issuer name ``openai`` and the name of
+# fast-agent's OpenAI Responses route as ``session.json`` records it (``Provider.RESPONSES``).
+OPENAI_ROUTE_NAMES = ("openai", "responses")
+
+
 def op_plan(fa: FastAgent, data: Mapping[str, Any]) -> dict[str, Any]:
     transport = data.get("transport", "sse")
     if transport == "websocket_continuation":
@@ -402,8 +408,14 @@ def op_plan(fa: FastAgent, data: Mapping[str, Any]) -> dict[str, Any]:
         )
     if data.get("endpoint", "responses") != "responses":
         raise skipped("fast-agent's OpenAI route never calls the standalone compact endpoint")
-    if data.get("target_provider", "openai") != "openai":
-        raise skipped("fast-agent's xAI route does not run the cache planner (responses_cache)")
+    if data.get("target_provider", "openai") not in OPENAI_ROUTE_NAMES:
+        raise skipped(
+            "fast-agent runs the cache planner (responses_cache) on its OpenAI routes only"
+        )
+    if data.get("provider_names") is not None:
+        raise skipped(
+            "fast-agent takes no mapping of provider names: its routes are its Provider enum"
+        )
     model, desired, key = data.get("model"), data.get("desired_effort"), data.get("instance_key")
     meta = data.get("metadata")
     messages = load_history(fa, data.get("history"))

@@ -405,8 +405,11 @@ def transport_of(transport: str) -> str:
 # operations
 
 
-def p5_settings() -> dict[str, Any]:
-    """What a user following SPEC P5 sets: ``store=False`` and the ``include`` entry."""
+def p5_settings(reasoning_model: object = True) -> dict[str, Any]:
+    """What a user following SPEC P5 sets: ``store=False``, and the ``include`` entry unless the
+    model returns no reasoning (the plan's ``reasoning_model: false``)."""
+    if reasoning_model is False:
+        return {"store": False}
     return {"store": False, "response_include": [P5_INCLUDE]}
 
 
@@ -481,7 +484,7 @@ def plan_settings(data: Mapping[str, Any], create_parameters: frozenset[str]) ->
     field it has no parameter for. ``null`` is unset, as in ``ModelSettings``. The update-capable
     registry has no setting: openai-agents has no configuration updates."""
     agent: dict[str, Any] = {
-        **p5_settings(),
+        **p5_settings(data.get("reasoning_model", True)),
         "extra_args": {"prompt_cache_key": data.get("instance_key")},
     }
     desired = data.get("desired_effort")

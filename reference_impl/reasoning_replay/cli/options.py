@@ -58,9 +58,27 @@ def add_selection_options(p: argparse.ArgumentParser) -> None:
         metavar="PATTERN",
         help="case id or alias: substring, or glob (* ? [...]) over the whole id",
     )
-    p.add_argument("--operation", action="append", default=[], metavar="OP")
-    p.add_argument("--tag", action="append", default=[], metavar="TAG")
-    p.add_argument("--level", action="append", default=[], choices=LEVELS)
+    p.add_argument(
+        "--operation",
+        action="append",
+        default=[],
+        metavar="OP",
+        help="only cases of operation OP (read, capture, replay, ...); repeatable",
+    )
+    p.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="only cases tagged TAG; repeatable",
+    )
+    p.add_argument(
+        "--level",
+        action="append",
+        default=[],
+        choices=LEVELS,
+        help="only cases of this level (SPEC.md#levels); repeatable",
+    )
 
 
 def add_impl_options(p: argparse.ArgumentParser, *, required: bool = False) -> None:

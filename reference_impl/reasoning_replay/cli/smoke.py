@@ -38,7 +38,13 @@ from .options import (
 
 
 def add_smoke_parser(sub: Any) -> None:
-    smoke = sub.add_parser("smoke", help="check an adapter: handshake, messages, one case per op")
+    smoke = sub.add_parser(
+        "smoke",
+        help="check an adapter: handshake, messages, one case per op",
+        description="Check an adapter program before a full run: the handshake, the shape of "
+        "each message, and one case per operation it declares, with plain advice for each "
+        "problem (conformance/PROTOCOL.md). Exit 0 when it speaks the protocol, 1 otherwise.",
+    )
     add_vector_options(smoke)
     add_impl_options(smoke, required=True)
 

@@ -8,6 +8,7 @@ import difflib
 from pathlib import Path
 from typing import Any, TextIO
 
+from reasoning_replay.atomic_files import replace_file
 from reasoning_replay.resources import data_path
 from reasoning_replay.suite import protocol
 from reasoning_replay.suite.check import check_suite
@@ -39,13 +40,25 @@ from .options import (
 
 
 def add_list_parser(sub: Any) -> None:
-    ls = sub.add_parser("list", help="list case ids with operation, level, rule, form and tags")
+    ls = sub.add_parser(
+        "list",
+        help="list case ids with operation, level, rule, form and tags",
+        description="Print the selected cases, one per line: id, operation, level, SPEC anchor, "
+        "form and tags, tab-separated (the count goes to stderr). Takes the selection options of "
+        "run.",
+    )
     add_vector_options(ls)
     add_selection_options(ls)
 
 
 def add_check_parser(sub: Any) -> None:
-    check = sub.add_parser("check", help="lint the suite (schema, ids, SPEC.md, bundle)")
+    check = sub.add_parser(
+        "check",
+        help="lint the suite (schema, ids, SPEC.md, bundle)",
+        description="Lint a conformance suite, for suite authors: every vector file against its "
+        "schema, unique ids and aliases, every SPEC anchor a case names, the bundle in step with "
+        "the vector files. Exit 0 clean, 1 with problems.",
+    )
     check.add_argument(
         "--suite", type=Path, metavar="DIR", help="conformance directory (default: the bundled one)"
     )
@@ -53,17 +66,27 @@ def add_check_parser(sub: Any) -> None:
 
 
 def add_bundle_parser(sub: Any) -> None:
-    bundle = sub.add_parser("bundle", help=f"(re)write conformance/{BUNDLE_NAME}")
+    bundle = sub.add_parser(
+        "bundle",
+        help=f"(re)write conformance/{BUNDLE_NAME}",
+        description=f"Write conformance/{BUNDLE_NAME}, every vector in one JSON file for "
+        "implementations without a YAML parser, from the vector files.",
+    )
     bundle.add_argument(
         "--suite", type=Path, metavar="DIR", help="conformance directory (default: the bundled one)"
     )
 
 
 def add_request_parser(sub: Any) -> None:
-    request = sub.add_parser("request", help="print the run request line of one case")
+    request = sub.add_parser(
+        "request",
+        help="print the run request line of one case",
+        description="Print the exact run request line the runner sends for one case, to pipe "
+        "into an adapter by hand: conformance request ID | ./my-adapter",
+    )
     add_vector_options(request)
     request.add_argument("id", help="case id or alias")
-    request.add_argument("--seq", type=int, default=1)
+    request.add_argument("--seq", type=int, default=1, help="the request's seq member (default 1)")
     add_history_format_option(
         request,
         "the history form to send a replay or plan case's history in: items converts a neutral "
@@ -102,7 +125,7 @@ def cmd_bundle(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"not writing a bundle of an invalid suite:\n{listing}")
     path = conformance_dir / BUNDLE_NAME
     try:
-        path.write_text(bundle_text(suite), encoding="utf-8")
+        replace_file(path, bundle_text(suite).encode("utf-8"))
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc}") from exc
     out.write(f"wrote {path}: {len(suite.cases)} cases, sha256 {suite.sha256}\n")

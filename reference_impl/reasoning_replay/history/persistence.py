@@ -2,7 +2,8 @@
 
 A history file holds resumable replay state, which is bearer-capable (SPEC H6), so it is written
 so that no other user can ever read it, and so that a crash or a concurrent reader sees either the
-complete old file or the complete new one, never a mix (SPEC H5).
+complete old file or the complete new one, never a mix, and so that no temporary copy of it
+outlives its writer (SPEC H5); how is :mod:`reasoning_replay.atomic_files`'s.
 
 This is the I/O edge of the reference: data is handled elsewhere as values, but here the
 operating system can fail, and every function raises :class:`OSError` (or a subclass) when it
@@ -29,22 +30,19 @@ Special bits (setuid, setgid, sticky) play no part in privacy (SPEC H4 looks at 
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
-import re
-import secrets
 import stat
-from collections.abc import Callable
 from pathlib import Path
 from typing import Final
+
+from reasoning_replay.atomic_files import Replacement, existing_mode, replace_file
 
 from .safe_files import NotARegularFileError, open_regular
 
 FILE_MODE: Final = 0o600  # SPEC H4, H5
 DIRECTORY_MODE: Final = 0o700  # SPEC H4, H5
 GROUP_OTHER_BITS: Final = 0o077  # SPEC H4: none of these may be set
-TEMP_SUFFIX: Final = ".tmp"
 _COPY_CHUNK: Final = 1 << 20
 
 
@@ -68,102 +66,9 @@ def _rewrite_mode(existing_mode: int | None) -> int:
     return stat.S_IMODE(existing_mode) & FILE_MODE
 
 
-def _existing_mode(path: Path) -> int | None:
-    """The mode of the regular file at ``path``, None when absent; anything else is refused.
-
-    lstat, not stat: a symbolic link is never followed, and never replaced either (a rename over
-    it would drop what the user linked to). Raises :class:`NotARegularFileError` for a link, a
-    FIFO, a device, a socket or a directory: a rename would replace it (SPEC H5).
-    """
-    try:
-        mode = path.lstat().st_mode
-    except FileNotFoundError:
-        return None
-    if not stat.S_ISREG(mode):
-        raise NotARegularFileError(path, mode)
-    return mode
-
-
-def temporary_name(path: Path) -> Path:
-    """A fresh temporary path next to ``path``: ``.{name}.{random}.tmp``.
-
-    Same directory, so the final rename never crosses a filesystem (SPEC H5). The leading dot and
-    the ``.tmp`` suffix keep a temporary file left by a killed writer from ever matching a
-    history file name (``history_*.json``, ``compacted_*.json``, ``session.json``, SPEC H1).
-    """
-    return path.with_name(f".{path.name}.{secrets.token_hex(8)}{TEMP_SUFFIX}")
-
-
-def temporary_files_for(path: Path) -> tuple[Path, ...]:
-    """Temporary files a killed writer of ``path`` left behind, for a cleaner to remove.
-
-    A SIGKILL or a power cut between creating and renaming the temporary file leaves it behind;
-    no writer can prevent that. It is private (0600 or stricter) and never taken for the target.
-    """
-    pattern = re.compile(
-        r"\." + re.escape(path.name) + r"\.[0-9a-f]{16}" + re.escape(TEMP_SUFFIX) + r"\Z"
-    )
-    try:
-        entries = tuple(path.parent.iterdir())
-    except FileNotFoundError:
-        return ()
-    return tuple(sorted(entry for entry in entries if pattern.match(entry.name)))
-
-
-def _write_all(fd: int, data: bytes | memoryview) -> None:
-    # os.write may write less than asked (signals, pipes, quotas): loop until all is written.
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Flush a directory entry change (the rename) to storage (SPEC H5)."""
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    except OSError as error:
-        # Some filesystems cannot sync a directory and say so with EINVAL; nothing better exists.
-        if error.errno != errno.EINVAL:
-            raise
-    finally:
-        os.close(fd)
-
-
-def _replace_atomically(path: Path, mode: int, fill: Callable[[int], None]) -> None:
-    """SPEC H5 steps: create exclusively at 0600, write, flush, rename over, flush the directory.
-
-    ``fill`` writes the content to the temporary file's descriptor. On any failure before the
-    rename the temporary file is removed and the error propagates; the target is untouched.
-    """
-    temporary = temporary_name(path)
-    # O_EXCL: never reuse or follow anything already at the name (a planted symlink included).
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
-    renamed = False
-    try:
-        try:
-            # The umask can only narrow 0600 at creation; fchmod makes the mode exact, before any
-            # byte is written, and the open descriptor keeps write access even for 0400.
-            os.fchmod(fd, mode)
-            fill(fd)
-            os.fsync(fd)  # data and mode on storage before the rename makes them visible
-        finally:
-            os.close(fd)
-        _existing_mode(path)  # checked again just before the rename: still absent or regular
-        temporary.replace(path)  # rename(2): atomic within one filesystem
-        renamed = True
-        _fsync_directory(path.parent)
-    except BaseException:
-        # BaseException too: a KeyboardInterrupt mid-write must not leave the temporary file.
-        if not renamed:
-            with contextlib.suppress(FileNotFoundError):
-                temporary.unlink()
-        raise
-
-
 def write_private_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` as SPEC H5 says: atomically, privately, durably.
+    """Write ``data`` to ``path`` as SPEC H5 says: atomically, privately, durably, and with no
+    temporary file that outlives the write (:mod:`reasoning_replay.atomic_files`).
 
     The new file's mode is 0600 when ``path`` does not exist, else the old mode restricted to
     0600 (0644 becomes 0600, 0400 stays 0400): a rewrite never widens. A ``path`` that is a
@@ -174,7 +79,7 @@ def write_private_atomic(path: Path, data: bytes) -> None:
     temporary file is left (a failure of the final directory flush happens after the rename,
     so there the target already holds the new content).
     """
-    _replace_atomically(path, _rewrite_mode(_existing_mode(path)), lambda fd: _write_all(fd, data))
+    replace_file(path, data, mode=_rewrite_mode(existing_mode(path)))
 
 
 def copy_private(src: Path, dst: Path) -> None:
@@ -192,15 +97,12 @@ def copy_private(src: Path, dst: Path) -> None:
     with open_regular(src) as handle:
         source = handle.fileno()
         mode = stat.S_IMODE(os.fstat(source).st_mode) & FILE_MODE
-        existing = _existing_mode(dst)
+        existing = existing_mode(dst)
         if existing is not None:
             mode &= stat.S_IMODE(existing)
-
-        def fill(fd: int) -> None:
+        with Replacement(dst, mode=mode) as replacement:
             while chunk := os.read(source, _COPY_CHUNK):
-                _write_all(fd, chunk)
-
-        _replace_atomically(dst, mode, fill)
+                replacement.write(chunk)
 
 
 def make_session_directory(path: Path) -> None:

@@ -12,38 +12,19 @@ POSIX only, like :mod:`reasoning_replay.history.persistence`.
 
 from __future__ import annotations
 
-import errno
 import io
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+# Re-exported: the history tools name the error from here, where files are opened.
+from reasoning_replay.atomic_files import NotARegularFileError as NotARegularFileError  # noqa: PLC0414
+from reasoning_replay.atomic_files import kind_of
+
 _READ_FLAGS: Final = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
-_KINDS: Final = (
-    (stat.S_ISREG, "a regular file"),
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISLNK, "a symbolic link"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-def kind_of(mode: int) -> str:
-    """What a ``st_mode`` is, for people: ``"a FIFO"``, ``"a symbolic link"``, ..."""
-    return next((name for test, name in _KINDS if test(mode)), "a special file")
-
-
-class NotARegularFileError(OSError):
-    """A path names something other than a regular file where only one will do."""
-
-    def __init__(self, path: Path | str, mode: int) -> None:
-        super().__init__(errno.EINVAL, f"not a regular file ({kind_of(mode)})", os.fspath(path))
-        self.mode = mode
 
 
 def open_regular(path: Path | str) -> io.BufferedReader:
@@ -94,9 +75,12 @@ def output_problem(path: Path, inputs: tuple[os.stat_result, ...] = ()) -> str |
 
 def display_path(path: Path | str) -> str:
     """A path as text that any output can carry: bytes that are not UTF-8 (file names are
-    bytes on POSIX) are written as ``\\xNN`` escapes, everything else unchanged."""
+    bytes on POSIX) are written as ``\\xNN`` escapes, and a secret in the name (``token=...``,
+    a ciphertext) is redacted as any text is (SPEC H7: no output echoes one)."""
+    from .text_redaction import redact_text  # noqa: PLC0415 - text_redaction reads files' names too
+
     raw = os.fsencode(path)
-    return raw.decode("utf-8", errors="backslashreplace")
+    return redact_text(raw.decode("utf-8", errors="backslashreplace"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,11 +92,12 @@ class Listing:
     error: OSError | None = None
 
 
-def listings(root: str) -> Iterator[Listing]:
+def listings(root: str, prune: Callable[[str], bool] | None = None) -> Iterator[Listing]:
     """Every directory under ``root`` (itself first), depth first in name order, each listed
     once. A symbolic link to a directory is an entry, never descended into: no loop, nothing
     outside the tree. A directory that cannot be listed is yielded with its error, so that a
-    caller reports it rather than skipping it (a leak scan fails closed, SPEC H8)."""
+    caller reports it rather than skipping it (a leak scan fails closed, SPEC H8). A
+    subdirectory for whose path ``prune`` is true is neither listed nor descended into."""
     stack = [root]
     while stack:
         directory = stack.pop()
@@ -126,7 +111,7 @@ def listings(root: str) -> Iterator[Listing]:
         subdirectories = []
         for entry in entries:
             try:
-                if entry.is_dir(follow_symlinks=False):
+                if entry.is_dir(follow_symlinks=False) and not (prune and prune(entry.path)):
                     subdirectories.append(entry.path)
             except OSError:
                 continue  # the caller meets the same error on this entry and reports it

@@ -24,6 +24,7 @@ from reasoning_replay.ordering.planner import DEFAULT_UPDATE_CAPABLE
 from reasoning_replay.record.dedupe import DedupeDecision, decide_items
 from reasoning_replay.record.display import display_consistent
 from reasoning_replay.record.envelope import DISPLAY_CHANNEL, REPLAY_CHANNEL, ReasoningReplayItem
+from reasoning_replay.record.providers import REGISTRY_ONLY, ProviderNames
 from reasoning_replay.record.reader import parse_reasoning_replay_envelope
 
 from .history_files import HistoryFileProblem, MessageChannels, read_message_channels
@@ -45,6 +46,7 @@ _WARNINGS: Final = frozenset(
         Code.LEGACY_MINIMAL_RECORD,
         Code.RAW_SDK_SNAPSHOT,
         Code.DEDUPE_EXACT_DUPLICATE,
+        Code.DEDUPE_ID_CIPHERTEXT_CONFLICT,  # kept and replayed (SPEC D3): xAI reuses ids
         Code.BLOCK_NOT_TEXT,
         Code.DISPLAY_REPLAY_MISMATCH,
     )
@@ -54,7 +56,8 @@ _LEGACY: Final = frozenset((Code.LEGACY_MINIMAL_RECORD, Code.RAW_SDK_SNAPSHOT))
 
 def severity_of(code: Code) -> Severity:
     """SPEC H3: ``note`` for redacted records, ``warning`` for legacy forms, exact duplicates,
-    non-text blocks and display mismatches, ``error`` for everything else a validator reports."""
+    id/ciphertext conflicts, non-text blocks and display mismatches, ``error`` for everything
+    else a validator reports."""
     if code is Code.REDACTED_RECORD:
         return Severity.NOTE
     return Severity.WARNING if code in _WARNINGS else Severity.ERROR
@@ -248,7 +251,7 @@ class _BlockScan:
     located: list[_Located] = field(default_factory=list)
     resumable: list[ReasoningReplayItem] = field(default_factory=list)
     places: list[tuple[int, int]] = field(default_factory=list)  # of each resumable item
-    issuers: list[str | None] = field(default_factory=list)  # of each, as recorded (SPEC P4)
+    issuers: list[str | None] = field(default_factory=list)  # of each, the name recorded (P4)
     legacy: int = 0
     redacted: int = 0
     malformed: int = 0
@@ -304,19 +307,26 @@ def _scan_blocks(messages: list[MessageChannels]) -> _BlockScan:
     return scan
 
 
-def _dedupe_findings(scan: _BlockScan, provider: str) -> tuple[list[_Located], int, int]:
+def _dedupe_findings(
+    scan: _BlockScan, provider: str, names: ProviderNames
+) -> tuple[list[_Located], int, int]:
     """SPEC P4 then D1–D3 across the file's resumable blocks, replayed to the file's provider:
     the findings, how many blocks are another issuer's, and how many are dropped as duplicates.
     """
     located: list[_Located] = []
     dropped = 0
-    # SPEC P4: a block whose message records another provider would not be sent, and takes no
-    # part in deduplication; every other block's issuer is the file's provider.
-    sent = [i for i, issuer in enumerate(scan.issuers) if issuer is None or issuer == provider]
+    # SPEC P4: names map to issuers; a block whose message records another issuer would not be
+    # sent, and takes no part in deduplication; every other block's issuer is the file's.
+    issuer = names.issuer_of(provider)
+    sent = [
+        i
+        for i, recorded in enumerate(scan.issuers)
+        if recorded is None or names.issuer_of(recorded) == issuer
+    ]
     mismatched = len(scan.resumable) - len(sent)
     items = scan.resumable if not mismatched else [scan.resumable[i] for i in sent]
     places = scan.places if not mismatched else [scan.places[i] for i in sent]
-    decisions = decide_items(items, provider)
+    decisions = decide_items(items, issuer)
     for (m_index, b_index), decision in zip(places, decisions, strict=True):
         if decision is DedupeDecision.KEEP:
             continue
@@ -336,12 +346,15 @@ def validate_history(
     file_mode: int | None = None,
     directory_mode: int | None = None,
     file_name: str | None = None,
+    provider_names: ProviderNames = REGISTRY_ONLY,
 ) -> FileReport:
     """SPEC H3 and H4 for one file's contents.
 
     ``provider`` is the file's provider: the issuer of messages that record none, and the
-    provider the history would replay to (SPEC P4, H3). ``file_mode`` and ``directory_mode``
-    are the permission bits of the file and of its session directory, when known. A
+    provider the history would replay to (SPEC P4, H3); ``provider_names`` extends the
+    provider-name registry by which every name maps to its issuer. ``file_mode`` and
+    ``directory_mode`` are the permission bits of the file and of its session directory, when
+    known. A
     ``file_name`` of ``session.json`` is checked for permissions only (SPEC H1).
     """
     permissions = permission_findings(file_mode, directory_mode)
@@ -353,7 +366,7 @@ def validate_history(
         return FileReport((problem, *permissions), BlockCounts(), False, file_name)
 
     scan = _scan_blocks(messages)
-    duplicates, mismatched, dropped = _dedupe_findings(scan, provider)
+    duplicates, mismatched, dropped = _dedupe_findings(scan, provider, provider_names)
     located = scan.located + duplicates
     located.sort(key=lambda entry: entry[:3])
     counts = BlockCounts(len(scan.resumable), scan.legacy, scan.redacted, scan.malformed)

@@ -13,6 +13,11 @@ from .cache_state import ALLOWED_EFFORTS
 INSTANCE_KEY: Final = re.compile(r"[0-9a-f]{32}")  # SPEC K1
 
 
+def is_instance_key(key: object) -> bool:
+    """SPEC K1: 32 lowercase hexadecimal digits."""
+    return isinstance(key, str) and INSTANCE_KEY.fullmatch(key) is not None
+
+
 def is_update_capable(model: object, update_capable: Collection[str]) -> bool:
     """SPEC §9.1: membership of the registry, by exact string equality."""
     return isinstance(model, str) and model in update_capable
@@ -46,15 +51,22 @@ def check_overrides(
     instance_key: object,
     metadata: Mapping[str, Any],
     update_capable: Collection[str],
+    *,
+    governed: bool = True,
 ) -> Code | None:
-    """The first row of the SPEC F8 table that the request breaks, or ``None``."""
+    """The first row of the SPEC F8 table that the request breaks, or ``None``.
+
+    ``governed``: whether §9 governs the target (SPEC F12), which decides whether an explicit
+    key replaces the instance key."""
     model = requested_model(configured_model, metadata)
     if not isinstance(model, str):
         return Code.PLAN_MODEL_INVALID
     explicit_key = metadata.get("prompt_cache_key")
     if explicit_key is not None and not (isinstance(explicit_key, str) and explicit_key):
         return Code.PLAN_CACHE_KEY_INVALID  # a record needs a non-empty key (SPEC §9.1)
-    if not isinstance(instance_key, str) or not INSTANCE_KEY.fullmatch(instance_key):
+    # SPEC F8: the instance key is checked only where it can be the key sent: for a governed
+    # target when no explicit key replaces it (K2), for any other target always (F12).
+    if (not governed or explicit_key is None) and not is_instance_key(instance_key):
         return Code.PLAN_CACHE_KEY_INVALID
     extra_body = metadata.get("extra_body")
     if extra_body is None:

@@ -14,6 +14,7 @@ from reasoning_replay.diagnostics import Code, Diagnostic
 from reasoning_replay.record.history import HistoryMessage
 from reasoning_replay.record.item_types import is_message
 from reasoning_replay.record.provider_input import ReplayTarget, message_inputs, read_replay_blocks
+from reasoning_replay.record.providers import REGISTRY_ONLY, ProviderNames
 
 from .cache_state import CACHE_STATE_CHANNEL, CacheStateRecord, effort_allowed, read_cache_state
 from .overrides import check_overrides, desired_effort, is_update_capable, requested_model
@@ -22,7 +23,7 @@ DEFAULT_UPDATE_CAPABLE: Final = frozenset(("gpt-6-astra",))  # SPEC §9.1
 STAGED_MEDIA_CHANNEL: Final = "fast-agent-tool-media-message"
 TOOL_OUTPUT_TYPES: Final = frozenset(("function_call_output", "custom_tool_call_output"))
 COMPACTION_TYPES: Final = frozenset(("compaction", "compaction_trigger"))
-GOVERNED_PROVIDERS: Final = frozenset(("openai", "codex"))  # SPEC F12
+GOVERNED_PROVIDERS: Final = frozenset(("openai", "codex"))  # SPEC F12: issuers (P4)
 REPLAY_INCLUDE: Final = "reasoning.encrypted_content"  # SPEC P5
 
 
@@ -49,6 +50,8 @@ class PlanSettings:
     endpoint: Endpoint = Endpoint.RESPONSES
     target_provider: str = "openai"
     update_capable: Collection[str] = DEFAULT_UPDATE_CAPABLE
+    provider_names: ProviderNames = REGISTRY_ONLY  # SPEC P4: the caller's names extend §18.2
+    reasoning_model: bool = True  # SPEC P5: False when the caller declares no reasoning returned
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +194,23 @@ def _insert_updates(
     return planned, effective if effective is not None else remembered
 
 
+def _state_fields(compact: bool, reasoning_model: bool) -> dict[str, Any]:
+    """SPEC P5: the responses endpoint gets ``store: false`` and asks for the ciphertext a later
+    request replays, unless the model returns no reasoning (some refuse the entry); the compact
+    endpoint takes neither parameter."""
+    if compact:
+        return {}
+    if not reasoning_model:
+        return {"store": False}
+    return {"store": False, "include": [REPLAY_INCLUDE]}
+
+
+def _instance_key(settings: PlanSettings) -> str:
+    """SPEC K1: the instance key, where F8 has checked it (it can be the key sent)."""
+    assert isinstance(settings.instance_key, str)
+    return settings.instance_key
+
+
 def _without_updates(items: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
     """``items`` without configuration updates; the same object when it has none (no copy)."""
     for item in items:
@@ -202,25 +222,32 @@ def _without_updates(items: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]
 def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> Plan | Code:
     """SPEC F1–F12, K1–K4, P5: the plan of the next request, or the F8 code that rejects it."""
     metadata = settings.metadata
-    # SPEC F12: for a target §9 does not govern, no model is update-capable and no record is read.
-    governed = settings.target_provider in GOVERNED_PROVIDERS
+    target = ReplayTarget(settings.target_provider, provider_names=settings.provider_names)
+    # SPEC F12: decided on the target's issuer (P4); for a target §9 does not govern, no model
+    # is update-capable and no record is read.
+    governed = target.issuer in GOVERNED_PROVIDERS
     registry = settings.update_capable if governed else frozenset()
     rejected = check_overrides(
-        settings.model, settings.desired_effort, settings.instance_key, metadata, registry
+        settings.model,
+        settings.desired_effort,
+        settings.instance_key,
+        metadata,
+        registry,
+        governed=governed,
     )
     if rejected is not None:
         return rejected
     model = requested_model(settings.model, metadata)
-    assert isinstance(model, str) and isinstance(settings.instance_key, str)
+    assert isinstance(model, str)
     capable = is_update_capable(model, registry)
     desired = desired_effort(settings.desired_effort, metadata)
     records, record_diagnostics = _records(messages, model, capable) if governed else ({}, [])
 
     explicit_key = metadata.get("prompt_cache_key") if governed else None
     latest = records[max(records)].key if records else None
-    key = explicit_key if isinstance(explicit_key, str) else latest or settings.instance_key
+    # SPEC K2; F8 checked the instance key wherever it can be the key sent.
+    key = explicit_key if isinstance(explicit_key, str) else latest or _instance_key(settings)
 
-    target = ReplayTarget(settings.target_provider)
     replay = read_replay_blocks(messages, target)
     # SPEC F2: stored updates are never sent; every update is derived from the records.
     by_message = (_without_updates(items) for items in message_inputs(messages, target, replay))
@@ -245,13 +272,12 @@ def plan_request(messages: Sequence[HistoryMessage], settings: PlanSettings) -> 
         for items in by_message:
             planned.append(items)
 
-    # SPEC P5: every request asks for the state a later request replays.
-    request: dict[str, Any] = {"model": model, "store": False, "include": [REPLAY_INCLUDE]}
+    compact = settings.endpoint is Endpoint.COMPACT
+    request: dict[str, Any] = {"model": model, **_state_fields(compact, settings.reasoning_model)}
     if reasoning is not None:
         request["reasoning"] = reasoning
     request["prompt_cache_key"] = key
     # SPEC F8: the standalone compact endpoint always receives a full replay.
-    compact = settings.endpoint is Endpoint.COMPACT
     transport = PlanTransport.SSE if compact else settings.transport
     request.update(_input_for_transport(messages, planned, transport))
     if compact and any(item.get("type") == "configuration_update" for item in request["input"]):

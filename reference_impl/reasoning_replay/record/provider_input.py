@@ -13,6 +13,7 @@ from .dedupe import DedupeDecision, decide, reasoning_replay_dedupe_key
 from .envelope import ReasoningReplayItem, check_item_value
 from .history import HistoryMessage
 from .item_types import is_message
+from .providers import REGISTRY_ONLY, ProviderNames
 from .reader import parse_reasoning_replay_envelope
 from .telemetry import ReplayTelemetry, replay_telemetry
 
@@ -38,12 +39,18 @@ class ConflictPolicy(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class ReplayTarget:
-    """Where the request goes: the provider (also the issuer of items whose issuer is unknown,
-    SPEC P4) and transport."""
+    """Where the request goes: the provider (its issuer is also the issuer of items whose issuer
+    is unknown, SPEC P4), the transport, and the names by which providers map to issuers."""
 
     provider: str
     transport: Transport = Transport.SSE
     conflict_policy: ConflictPolicy = ConflictPolicy.KEEP
+    provider_names: ProviderNames = REGISTRY_ONLY
+
+    @property
+    def issuer(self) -> str:
+        """SPEC P4: the target provider's issuer."""
+        return self.provider_names.issuer_of(self.provider)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +98,7 @@ def _block_text(block: object) -> str | None:
 
 def _own_items(message: HistoryMessage, target: ReplayTarget) -> list[dict[str, Any]]:
     items = [dict(item) for item in message.items]
-    if target.provider == XAI:  # SPEC D7: xAI reuses assistant-message ids across turns
+    if target.issuer == XAI:  # SPEC D7: xAI reuses assistant-message ids across turns
         for item in items:
             if is_message(item, "assistant"):  # SPEC §1.2: the short form too
                 item.pop("id", None)
@@ -145,6 +152,7 @@ def read_replay_blocks(messages: Sequence[HistoryMessage], target: ReplayTarget)
     """
     diagnostics: list[Diagnostic] = []
     blocks: list[_ReplayBlock] = []
+    target_issuer, names = target.issuer, target.provider_names
     withheld: dict[int, set[int]] = {}
     for message_index, message in enumerate(messages):
         for block_index, read in _replay_sources(message):
@@ -152,10 +160,11 @@ def read_replay_blocks(messages: Sequence[HistoryMessage], target: ReplayTarget)
                 diagnostics.append(Diagnostic(read, message_index, block_index))
                 withheld.setdefault(message_index, set()).add(block_index)
                 continue
-            # SPEC P4: an unknown issuer is the target; another issuer's item is never sent and
-            # takes no part in dedupe (after the block's verdict, before D1-D3).
-            issuer = target.provider if message.provider is None else message.provider
-            if issuer != target.provider:
+            # SPEC P4: names map to issuers, an unknown issuer is the target's; another issuer's
+            # item is never sent and takes no part in dedupe (after the verdict, before D1-D3).
+            recorded = message.provider
+            issuer = target_issuer if recorded is None else names.issuer_of(recorded)
+            if issuer != target_issuer:
                 diagnostics.append(
                     Diagnostic(Code.REPLAY_PROVIDER_MISMATCH, message_index, block_index)
                 )

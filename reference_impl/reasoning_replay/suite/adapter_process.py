@@ -8,10 +8,12 @@ is replayed, and the run continues.
 I/O is single-threaded over non-blocking pipes with ``select.poll`` (POSIX): no per-case thread
 hand-offs, which keeps a fast persistent adapter above thousands of cases per second.
 
-Each adapter runs in its own session, so its process group holds everything it started: stop,
-restart, timeout and the end of the run end the whole group (SIGTERM, then SIGKILL after a grace
-period), and the adapter's own exit, not the end of its stdout, is what makes a crash (a child it
-left behind may hold the pipe open).
+Adapters are started by a supervisor process (:mod:`reasoning_replay.suite.supervisor`, one
+per adapter command), which reaps whatever an adapter starts, even what leaves its process group
+or is orphaned on purpose: stop, restart, timeout and the end of the run end the adapter and
+everything below it (SIGTERM, then SIGKILL after a grace period), and so does the runner's own
+death, SIGKILL included. The adapter's own exit (reported by the supervisor), not the end of its
+stdout, is what makes a crash (a child it left behind may hold the pipe open).
 """
 
 from __future__ import annotations
@@ -20,18 +22,17 @@ import contextlib
 import os
 import select
 import signal
-import subprocess
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Final
 
 from . import protocol
 from .implementation import Exchange
 from .protocol import Crash, Failure, ImplementationInfo, ProtocolViolation, ReplyTooLong, Timeout
 from .retained import KEEP
+from .supervised import SupervisedProcess, SupervisorLink
 from .vectors import Case
 
 DEFAULT_TIMEOUT: Final = 5.0
@@ -41,8 +42,6 @@ STDERR_KEEP: Final = 64 * 1024
 _CHUNK: Final = 1 << 20
 _CASE_STDERR: Final = 16 * 1024
 _EXIT_GRACE: Final = 1.0
-_PROC: Final = Path("/proc")
-_EXIT_CHECK_MS: Final = 50  # how often the adapter's exit is checked where pidfd is missing
 # consecutive failed restarts after which a persistent adapter is given up on
 MAX_FAILED_RESTARTS: Final = 3
 # requests in flight to a persistent adapter (see PersistentAdapter.run_batch)
@@ -86,36 +85,29 @@ class ChildProcess:
     """One running adapter process with non-blocking pipes."""
 
     def __init__(
-        self, argv: Sequence[str], env: Mapping[str, str] | None = None, cwd: str | None = None
+        self,
+        supervisor: SupervisorLink,
+        argv: Sequence[str],
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
     ) -> None:
         if not hasattr(select, "poll"):  # pragma: no cover - Windows
             raise OSError("external adapters need select.poll (POSIX); use WSL on Windows")
-        self.proc = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-            env=dict(env) if env is not None else None,
-            cwd=cwd,
-            # own process group: a wrapper script's children die with it on kill
-            start_new_session=True,
+        self.proc: SupervisedProcess = supervisor.start_adapter(
+            list(argv), dict(env) if env is not None else None, cwd
         )
-        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
-        self._in: int | None = self.proc.stdin.fileno()
-        self._out = self.proc.stdout.fileno()
-        self._err: int | None = self.proc.stderr.fileno()
+        self._in: int | None = self.proc.stdin
+        self._out = self.proc.stdout
+        self._err: int | None = self.proc.stderr
+        self._out_open = True
         for fd in (self._in, self._out, self._err):
             os.set_blocking(fd, False)
         self._poll = select.poll()
         self._poll.register(self._out, select.POLLIN)
         self._poll.register(self._err, select.POLLIN)
-        # Readable when the adapter exits (Linux 5.3+); elsewhere the waits check every 50 ms.
-        self._pidfd: int | None = None
-        if hasattr(os, "pidfd_open"):
-            with contextlib.suppress(OSError):
-                self._pidfd = os.pidfd_open(self.proc.pid)
-                self._poll.register(self._pidfd, select.POLLIN)
+        # Readable when the supervisor reports the adapter's exit (or is gone): waits wake then.
+        self._exit_fd: int | None = supervisor.fileno()
+        self._poll.register(self._exit_fd, select.POLLIN)
         self._buf = bytearray()  # stdout bytes not yet taken as lines
         self._send = bytearray()  # stdin bytes not yet written
         self._eof = False
@@ -172,8 +164,7 @@ class ChildProcess:
                     self._read_stderr()
 
     def _wait_ms(self, remaining: float) -> int:
-        ms = max(1, int(remaining * 1000))
-        return ms if self._pidfd is not None else min(ms, _EXIT_CHECK_MS)
+        return max(1, int(remaining * 1000))
 
     def _read_available(self) -> None:
         """Read what stdout holds right now, up to one line over the limit (never blocking)."""
@@ -239,6 +230,7 @@ class ChildProcess:
         else:
             with contextlib.suppress(KeyError, ValueError):
                 self._poll.unregister(self._err)
+            os.close(self._err)
             self._err = None
 
     def _drain_stderr(self) -> None:
@@ -287,7 +279,6 @@ class ChildProcess:
             with contextlib.suppress(OSError):
                 os.close(self._in)
             self._in = None
-            self.proc.stdin = None  # we closed its fd ourselves
 
     def send(self, data: bytes) -> None:
         """Best-effort write (used for ``stop``)."""
@@ -307,85 +298,40 @@ class ChildProcess:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
-            if self._err is not None:
-                for fd, _ in self._poll.poll(min(50, max(1, int(remaining * 1000)))):
-                    if fd == self._err:
-                        self._read_stderr()
-                    elif fd == self._out:
-                        self._read_stdout()
-                        if len(self._buf) > MAX_LINE:
-                            self._buf.clear()
-            else:
-                time.sleep(min(0.01, remaining))
+            # The supervisor's socket is in the set: its report of the exit wakes this wait.
+            for fd, _ in self._poll.poll(self._wait_ms(remaining)):
+                if fd == self._err:
+                    self._read_stderr()
+                elif fd == self._out:
+                    self._read_stdout()
+                    if len(self._buf) > MAX_LINE:
+                        self._buf.clear()
 
-    def kill(self, grace: float = _EXIT_GRACE) -> None:
-        """End the adapter and everything in its process group, then close the pipes."""
-        end_group(self.proc, grace)
+    def kill(self) -> None:
+        """End the adapter and everything it started (the supervisor's grace period applies),
+        then close the pipes."""
+        self.proc.end()
         self._drain_stderr()
         self.close_pipes()
 
     def close_pipes(self) -> None:
         self._close_stdin()
-        for stream in (self.proc.stdout, self.proc.stderr):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
-        if self._pidfd is not None:
+        if self._out_open:
+            self._out_open = False
             with contextlib.suppress(KeyError, ValueError):
-                self._poll.unregister(self._pidfd)
+                self._poll.unregister(self._out)
             with contextlib.suppress(OSError):
-                os.close(self._pidfd)
-            self._pidfd = None
-
-
-def _group_alive(pgid: int) -> bool:
-    """Whether a process of the group is still running (zombies do not count: where no process
-    reaps orphans, as in some containers, they would otherwise count for ever)."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # pragma: no cover - a member changed user: it is there
-        return True
-    try:
-        entries = list(_PROC.iterdir())
-    except OSError:  # pragma: no cover - no procfs: trust killpg
-        return True
-    for entry in entries:
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_bytes()
-        except OSError:
-            continue
-        # pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) >= 3 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
-
-
-def end_group(proc: subprocess.Popen[bytes], grace: float = _EXIT_GRACE) -> None:
-    """SIGTERM to the process group (the adapter runs in its own session, so its pid is the
-    group id), SIGKILL to what is left after ``grace`` seconds; the adapter itself is reaped."""
-    pgid = proc.pid
-    deadline = time.monotonic() + grace
-    signalled = False
-    while True:
-        proc.poll()  # reap the adapter, so that it does not count as running
-        if not _group_alive(pgid):
-            break
-        if not signalled:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pgid, signal.SIGTERM)
-            signalled = True
-        if time.monotonic() >= deadline:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pgid, signal.SIGKILL)
-            break
-        time.sleep(0.01)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=5)
+                os.close(self._out)
+        if self._err is not None:
+            with contextlib.suppress(KeyError, ValueError):
+                self._poll.unregister(self._err)
+            with contextlib.suppress(OSError):
+                os.close(self._err)
+            self._err = None
+        if self._exit_fd is not None:
+            with contextlib.suppress(KeyError, ValueError):
+                self._poll.unregister(self._exit_fd)
+            self._exit_fd = None  # the supervisor's socket: the link closes it
 
 
 def describe_exit(rc: int) -> str:
@@ -426,6 +372,7 @@ class _AdapterCommand:
         self._env = env
         self._cwd = cwd
         self._last_stderr = ""
+        self._supervisor = SupervisorLink(_EXIT_GRACE)
         self.info: ImplementationInfo | None = None
 
     @property
@@ -434,7 +381,7 @@ class _AdapterCommand:
 
     def _spawn(self) -> ChildProcess | Crash:
         try:
-            return ChildProcess(self._argv, self._env, self._cwd)
+            return ChildProcess(self._supervisor, self._argv, self._env, self._cwd)
         except OSError as exc:
             return Crash(f"cannot start {self._argv[0]!r}: {exc}")
 
@@ -458,11 +405,17 @@ class PersistentAdapter(_AdapterCommand):
         self._child: ChildProcess | None = None
         self._failed_restarts = 0
         self._starts = 0
+        self._causes: Counter[str] = Counter()
+        self._pending_cause = "unknown"  # why the current process was discarded
         self.window = window
 
     @property
     def restarts(self) -> int:
         return max(0, self._starts - 1)
+
+    @property
+    def restart_causes(self) -> Mapping[str, int]:
+        return dict(self._causes)
 
     def stderr_tail(self) -> str:
         return self._child.stderr.text() if self._child is not None else self._last_stderr
@@ -472,6 +425,8 @@ class PersistentAdapter(_AdapterCommand):
         self._starts += 1
         child = self._spawn()
         if isinstance(child, Crash):
+            self._failed_restarts += 1  # a program that cannot be started counts as a failure
+            self._pending_cause = f"a start failed ({child.message})"
             return child
         self._child = child
         got = child.exchange(protocol.START_LINE, time.monotonic() + self._start_timeout)
@@ -486,7 +441,7 @@ class PersistentAdapter(_AdapterCommand):
             failure = Timeout(self._start_timeout)
         else:
             failure = got
-        self._discard()
+        self._discard(f"its handshake failed ({_message(failure)})")
         self._failed_restarts += 1
         return _with_stderr(failure, self._last_stderr)
 
@@ -531,6 +486,8 @@ class PersistentAdapter(_AdapterCommand):
             return Crash(
                 f"the adapter could not be restarted; gave up after {MAX_FAILED_RESTARTS} attempts"
             )
+        if self._starts:  # the first start is no restart
+            self._causes[self._pending_cause] += 1
         started = self.start()
         if isinstance(started, ImplementationInfo):
             return None
@@ -552,18 +509,19 @@ class PersistentAdapter(_AdapterCommand):
                 return Exchange(reply, request, got.data, duration_s=duration)
             stderr = child.stderr.since(mark)
             if reply.desync:
-                self._discard()
+                self._discard("a line that broke the protocol's line stream (not JSON, wrong seq)")
             return Exchange(reply, request, got.data, stderr or None, duration)
         lost: Failure = Timeout(self._timeout) if isinstance(got, Timeout) else got
-        self._discard()
+        self._discard(restart_cause(lost))
         # The whole recent tail, not just what arrived while this case was the oldest: with
         # requests in flight, the adapter may have logged its last words a moment earlier.
         stderr = self._last_stderr[-_CASE_STDERR:]
         head = got.head if isinstance(got, ReplyTooLong) else None
         return Exchange(_with_stderr(lost, stderr), request, head, stderr or None, duration)
 
-    def _discard(self) -> None:
-        """Kill the current process; the next run() starts a fresh one."""
+    def _discard(self, cause: str) -> None:
+        """Kill the current process; the next run() starts a fresh one, for ``cause``."""
+        self._pending_cause = cause
         if self._child is not None:
             self._child.kill()
             self._last_stderr = self._child.stderr.text()
@@ -571,20 +529,32 @@ class PersistentAdapter(_AdapterCommand):
 
     def close(self) -> None:
         child = self._child
-        if child is None:
-            return
-        child.send(protocol.STOP_LINE)
-        child._close_stdin()
-        child.wait(_EXIT_GRACE)
-        child.kill()  # whatever it left running, or itself if it did not exit
-        self._last_stderr = child.stderr.text()
-        self._child = None
+        if child is not None:
+            child.send(protocol.STOP_LINE)
+            child._close_stdin()
+            child.wait(_EXIT_GRACE)
+            child.kill()  # whatever it left running, or itself if it did not exit
+            self._last_stderr = child.stderr.text()
+            self._child = None
+        self._supervisor.close()  # the supervisor exits; its next start() makes another
 
 
 def _message(failure: Failure) -> str:
     if isinstance(failure, Timeout):
         return f"no handshake reply within {failure.seconds:g} s"
     return failure.message
+
+
+def restart_cause(failure: Failure) -> str:
+    """Why a failure made the runner restart the adapter, as a restart's cause is reported:
+    the kind of failure and its general reason, never one case's details (so causes group)."""
+    if isinstance(failure, Timeout):
+        return f"a timeout (no reply within {failure.seconds:g} s)"
+    if isinstance(failure, Crash):
+        return f"a crash ({failure.message})"
+    if isinstance(failure, ReplyTooLong):
+        return f"a reply over {failure.limit} bytes"
+    return "a line that broke the protocol's line stream (not JSON, wrong seq)"
 
 
 class OneShotAdapter(_AdapterCommand):
@@ -595,6 +565,10 @@ class OneShotAdapter(_AdapterCommand):
     @property
     def restarts(self) -> int:
         return 0  # every case has its own process by design
+
+    @property
+    def restart_causes(self) -> Mapping[str, int]:
+        return {}
 
     def stderr_tail(self) -> str:
         return self._last_stderr
@@ -659,4 +633,4 @@ class OneShotAdapter(_AdapterCommand):
             self._last_stderr = child.stderr.text()
 
     def close(self) -> None:
-        return None
+        self._supervisor.close()

@@ -57,7 +57,8 @@ def governed_reasoning(
 
 def _governed_include(wanted: object, include: object) -> list[Any] | None:
     """SPEC P5: ``include`` passes when it contains every expected entry; its other entries are
-    the implementation's. ``None`` leaves it to the exact comparison."""
+    the implementation's. ``None`` leaves it to the exact comparison, which is also how an
+    ``include`` is judged where the expected plan holds none (F11: it must then be absent)."""
     if not isinstance(wanted, list) or not isinstance(include, list):
         return None
     if not all(entry in include for entry in wanted):

@@ -99,6 +99,10 @@ class InProcessImplementation:
     def restarts(self) -> int:
         return 0
 
+    @property
+    def restart_causes(self) -> Mapping[str, int]:
+        return {}
+
     def stderr_tail(self) -> str:
         return ""
 

@@ -14,9 +14,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TextIO
 
 import yaml
+
+from reasoning_replay.atomic_files import replace_file
 
 from . import PROTOCOL_VERSION, RUNNER_NAME, jsontext, runner_version
 from .compare import ABSENT
@@ -27,6 +29,7 @@ from .runner import CaseResult, RunResult, handshake_message
 from .vectors import LEVELS
 
 REPORT_FORMAT: Final = 2
+STDOUT_PATH: Final = "-"  # a report written to standard output, and nothing else there
 FORMATS: Final = ("json", "junit", "tap", "markdown")
 _CLIP: Final = 64 * 1024  # request/response/stderr kept per case in reports
 _TERMINAL_CLIP: Final = 2000
@@ -220,6 +223,10 @@ def json_report(run: RunResult) -> dict[str, Any]:
         "started": run.started.isoformat().replace("+00:00", "Z"),
         "duration_s": round(run.duration_s, 6),
         "restarts": run.restarts,
+    }
+    if run.restart_causes:
+        doc["restart_causes"] = dict(run.restart_causes)
+    doc |= {
         "totals": {str(k): n for k, n in run.totals().items()},
         "unexpected": len(run.failing),
         "profile": str(run.profile),
@@ -656,6 +663,28 @@ def _profile_table(view: RunResult) -> list[str]:
     return [f"profile {view.profile}:", *_table(header, table_rows), forms, ""]
 
 
+def restarts_line(run: RunResult) -> str:
+    """How often the adapter was restarted, and after what (PROTOCOL.md, What the runner
+    checks): ``the adapter was restarted 3 time(s): 2 after a crash (...), 1 after ...``."""
+    causes = sorted(run.restart_causes.items(), key=lambda kv: (-kv[1], kv[0]))
+    after = ", ".join(f"{n} after {cause}" for cause, n in causes)
+    return f"the adapter was restarted {run.restarts} time(s)" + (f": {after}" if after else "")
+
+
+def not_started_line(run: RunResult, repro: Repro) -> str:
+    """The one line a run whose handshake failed ends with: the cause and the command."""
+    assert run.handshake_failure is not None
+    cause = handshake_message(run.handshake_failure)
+    if run.command is None:
+        return f"the reference implementation did not start: {cause}"
+    check = shlex.join(["conformance", "smoke", "--impl", repro.impl or shlex.join(run.command)])
+    oneshot = " --oneshot" if run.mode == "oneshot" else ""
+    return (
+        f"the adapter did not start ({run.mode} mode): {cause}; command: "
+        f"{shlex.join(run.command)}; check it with: {check}{oneshot}"
+    )
+
+
 def terminal_text(run: RunResult, repro: Repro, *, verbosity: int = 0, limit: int = 20) -> str:
     out: list[str] = []
     if verbosity >= 0:
@@ -669,7 +698,7 @@ def terminal_text(run: RunResult, repro: Repro, *, verbosity: int = 0, limit: in
         if run.handshake_failure is not None:
             out.append(f"handshake failed: {handshake_message(run.handshake_failure)}")
         if run.restarts:
-            out.append(f"the adapter was restarted {run.restarts} time(s)")
+            out.append(restarts_line(run))
         out += capability_lines(run)
         out.append("")
         for view in run.profiles:
@@ -733,10 +762,13 @@ def render(fmt: str, run: RunResult, repro: Repro) -> str:
     raise ValueError(f"unknown report format {fmt!r}; choose from {', '.join(FORMATS)}")
 
 
-def write_report(fmt: str, path: Path, run: RunResult, repro: Repro) -> None:
+def write_report(
+    fmt: str, path: Path, run: RunResult, repro: Repro, *, stdout: TextIO | None = None
+) -> None:
+    """Write the report to ``path``; ``-`` is standard output (``stdout``, else sys.stdout)."""
     text = render(fmt, run, repro)
-    if str(path) == "-":
-        sys.stdout.write(text)
+    if str(path) == STDOUT_PATH:
+        (sys.stdout if stdout is None else stdout).write(text)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    replace_file(path, text.encode("utf-8"))  # whole or not at all, no temporary file left

@@ -4,6 +4,11 @@ Which cases apply, and in which history form each goes, follows from the cases' 
 the handshake (SPEC CL4, :mod:`.forms`). Each result keeps only what the reports show, bounded
 (:mod:`.retained`): a passing, skipped or not applicable case keeps no line, any other keeps at
 most 64 KiB of each line, text and compared value.
+
+A run whose handshake fails (a program that cannot be started, a wrong protocol, a line that is
+not JSON, an exit before the reply) ends at once, with no case sent: every case would only repeat
+that failure. Crashes later in a run cost the case being handled, and the adapter is restarted
+(:mod:`.adapter_process`); the run keeps how often, and why.
 """
 
 from __future__ import annotations
@@ -11,8 +16,8 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Final
 
 from . import protocol
@@ -152,6 +157,7 @@ class RunResult:
     duration_s: float
     restarts: int
     stale: tuple[StaleEntry, ...] = ()
+    restart_causes: Mapping[str, int] = field(default_factory=dict)  # cause → restarts
     expectations: Expectations = NO_EXPECTATIONS
     profile: Profile = Profile.DIAGNOSTICS  # what ``results`` were judged in (SPEC.md#profiles)
     strict_levels: bool = False  # SHOULD and MAY cases decide too
@@ -206,9 +212,14 @@ class RunResult:
         return not self.failing and not self.stale_fails
 
     @property
+    def started_ok(self) -> bool:
+        """The handshake succeeded, so the cases ran; otherwise none was sent."""
+        return self.handshake_failure is None
+
+    @property
     def ok(self) -> bool:
-        """Every profile of the run conforms."""
-        return all(view.passed for view in self.profiles)
+        """The implementation started and every profile of the run conforms."""
+        return self.started_ok and all(view.passed for view in self.profiles)
 
 
 Progress = Callable[[int, int, CaseResult], None]
@@ -314,9 +325,14 @@ def run_cases(
     chosen = tuple(p for p in PROFILES if p in profiles) or PROFILES
     results: dict[Profile, list[CaseResult]] = {p: [] for p in chosen}
     handshake = impl.start()
-    info = handshake if isinstance(handshake, ImplementationInfo) else None
-    # Without a handshake every operation is tried: the cases then show what is wrong.
-    supported = frozenset(info.operations) if info is not None else None
+    if not isinstance(handshake, ImplementationInfo):
+        impl.close()
+        duration = time.perf_counter() - t0
+        return _not_started(
+            impl, suite, handshake, started=started, duration_s=duration, profiles=chosen
+        )
+    info = handshake
+    supported = frozenset(info.operations)
     formats = _judged_formats(info, judged_as)
     total = len(cases)
     # Decide up front which cases are not run, so the rest can go to the implementation as one
@@ -354,10 +370,11 @@ def run_cases(
         mode=impl.mode,
         command=impl.command,
         info=info,
-        handshake_failure=None if isinstance(handshake, ImplementationInfo) else handshake,
+        handshake_failure=None,
         started=started,
         duration_s=time.perf_counter() - t0,
         restarts=impl.restarts,
+        restart_causes=dict(impl.restart_causes),
         expectations=expectations,
         strict_levels=strict_levels,
         history_formats=formats,
@@ -372,6 +389,31 @@ def run_cases(
         )
         for p in chosen
     ]
+    return replace(views[-1], others=tuple(views[:-1]))
+
+
+def _not_started(
+    impl: Implementation,
+    suite: Suite,
+    failure: Failure,
+    *,
+    started: dt.datetime,
+    duration_s: float,
+    profiles: Sequence[Profile],
+) -> RunResult:
+    """The run of an implementation whose handshake failed: no case was sent."""
+    run = RunResult(
+        suite=suite,
+        results=(),
+        mode=impl.mode,
+        command=impl.command,
+        info=None,
+        handshake_failure=failure,
+        started=started,
+        duration_s=duration_s,
+        restarts=0,
+    )
+    views = [replace(run, profile=p) for p in profiles]
     return replace(views[-1], others=tuple(views[:-1]))
 
 

@@ -25,6 +25,8 @@ VECTOR_FILE = "vector-file.schema.json"
 VECTORS_BUNDLE = "vectors-bundle.schema.json"
 EXPECTATIONS = "expectations.schema.json"
 REPORT = "report.schema.json"
+VALIDATE_REPORT = "validate-report.schema.json"
+SCAN_REPORT = "scan-report.schema.json"
 START_REQUEST = "protocol/start-request.schema.json"
 START_RESPONSE = "protocol/start-response.schema.json"
 RUN_REQUEST = "protocol/run-request.schema.json"
@@ -38,6 +40,8 @@ ALL = (
     VECTORS_BUNDLE,
     EXPECTATIONS,
     REPORT,
+    VALIDATE_REPORT,
+    SCAN_REPORT,
     START_REQUEST,
     START_RESPONSE,
     RUN_REQUEST,

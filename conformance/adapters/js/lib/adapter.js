@@ -52,7 +52,8 @@ const OPERATIONS = {
       throw new ProtocolError('replay needs input.history and input.target objects');
     }
     checkHistoryProvider(input.history);
-    return { output: buildInput(input.history, input.target, options(input.options)) };
+    const provider_names = providerNames(input.provider_names);
+    return { output: buildInput(input.history, input.target, { ...options(input.options), provider_names }) };
   },
   dedupe(input) {
     if (!Array.isArray(input.entries)) throw new ProtocolError('dedupe needs input.entries (array)');
@@ -75,10 +76,13 @@ const OPERATIONS = {
     if (registry !== undefined && !(Array.isArray(registry) && registry.every((m) => typeof m === 'string'))) {
       throw new ProtocolError('plan: update_capable_models must be an array of strings');
     }
+    if (input.reasoning_model !== undefined && input.reasoning_model !== null && typeof input.reasoning_model !== 'boolean') {
+      throw new ProtocolError('plan: reasoning_model must be a boolean');
+    }
     for (const [name, allowed] of [['transport', ['sse', 'websocket', 'websocket_continuation']], ['endpoint', ['responses', 'compact']]]) {
       if (input[name] !== undefined && !allowed.includes(input[name])) throw new ProtocolError(`plan: unknown ${name}`);
     }
-    return { output: plan(input) };
+    return { output: plan({ ...input, provider_names: providerNames(input.provider_names), reasoning_model: input.reasoning_model ?? true }) };
   },
   defaults(input) {
     // P5 and K1: what this implementation sends with no configuration at all: store false, the
@@ -106,6 +110,18 @@ function checkHistoryProvider(history) {
   if (p !== undefined && p !== null && (typeof p !== 'string' || p === '')) {
     throw new ProtocolError('history.provider must be a non-empty string');
   }
+}
+
+/** PROTOCOL: provider_names, when given and not null, maps non-empty names to non-empty issuers (SPEC P4). */
+function providerNames(value) {
+  if (value === undefined || value === null) return undefined;
+  if (!isJsonObject(value)) throw new ProtocolError('provider_names must be an object');
+  for (const [name, issuer] of Object.entries(value)) {
+    if (name === '' || typeof issuer !== 'string' || issuer === '') {
+      throw new ProtocolError('provider_names maps non-empty names to non-empty issuers');
+    }
+  }
+  return value;
 }
 
 function options(o) {

@@ -2,6 +2,7 @@
 import { ReplayError } from './codes.js';
 import { sha256Hex } from './bytes.js';
 import { stringify } from './jsontext.js';
+import { issuerOf } from './providers.js';
 
 export const KEEP = 'keep';
 export const DROP_DUPLICATE = 'drop_duplicate';
@@ -74,6 +75,7 @@ function ciphertextHash(ciphertext) {
  */
 export function dedupeEntries(entries, options) {
   const d = new Deduper(options);
-  const decisions = entries.map((e) => d.decide(e.provider, e.item));
+  // D1: the identity's provider is the item's issuer: the registry maps each name (P4, §18.2).
+  const decisions = entries.map((e) => d.decide(issuerOf(e.provider), e.item));
   return { decisions, counters: d.counters() };
 }

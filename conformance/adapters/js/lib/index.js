@@ -11,4 +11,5 @@ export { telemetryCounters } from './telemetry.js';
 export { plan, configurationUpdate, isGenuineUserTurn, hasNativeCompaction, TOOL_MEDIA_CHANNEL } from './plan.js';
 export { readCacheState, readRecordMembers, cacheStateText, CACHE_STATE_CHANNEL, ALLOWED_EFFORTS, DEFAULT_UPDATE_CAPABLE_MODELS } from './cachestate.js';
 export { buildSegments } from './replay.js';
+export { issuerOf, PROVIDER_NAME_REGISTRY } from './providers.js';
 export { exportHistory, isHistory, redactedRecord, redactedRecordText, exportMarker, EXPORT_MARKER, EXPORT_MODES } from './export.js';

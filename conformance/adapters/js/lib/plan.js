@@ -7,6 +7,7 @@
 import { isJsonObject } from './jsontext.js';
 import { ReplayError } from './codes.js';
 import { buildSegments, isItemsForm, isMessage } from './replay.js';
+import { issuerOf } from './providers.js';
 import {
   readCacheState, readRecordMembers, isAllowedEffort, DEFAULT_UPDATE_CAPABLE_MODELS, VALID, MALFORMED,
 } from './cachestate.js';
@@ -20,7 +21,7 @@ export const ENDPOINTS = Object.freeze(['responses', 'compact']);
 const INSTANCE_KEY = /^[0-9a-f]{32}$/;
 const TOOL_RESULT_TYPES = new Set(['function_call_output', 'custom_tool_call_output']);
 const COMPACTION_TYPES = new Set(['compaction', 'compaction_trigger']);
-const GOVERNED_PROVIDERS = ['openai', 'codex']; // F12
+const GOVERNED_PROVIDERS = ['openai', 'codex']; // F12: issuers (P4)
 export const REPLAY_INCLUDE = 'reasoning.encrypted_content'; // P5
 
 /** F2: the one item shape the plan inserts. */
@@ -82,7 +83,7 @@ const LOOK_KEEP = 1; // another genuine turn, or an assistant without a valid re
  * Check F8 rows 1–10 (row 11, compact with updates, needs the planned input). Returns the facts
  * later steps need.
  */
-function checkRequest(p, registry) {
+function checkRequest(p, registry, governed) {
   const meta = p.metadata;
   // Row 1: the requested model.
   const model = given(meta, 'model') ? meta.model : p.model;
@@ -93,7 +94,12 @@ function checkRequest(p, registry) {
   if (given(meta, 'prompt_cache_key') && (typeof meta.prompt_cache_key !== 'string' || meta.prompt_cache_key === '')) {
     reject('plan_cache_key_invalid');
   }
-  if (typeof p.instance_key !== 'string' || !INSTANCE_KEY.test(p.instance_key)) reject('plan_cache_key_invalid');
+  // The instance key only where it can be the key sent: for a governed target when no explicit
+  // key replaces it (K2), for any other target always (F12 sends it whatever metadata holds).
+  const keyCanBeSent = !governed || !given(meta, 'prompt_cache_key');
+  if (keyCanBeSent && (typeof p.instance_key !== 'string' || !INSTANCE_KEY.test(p.instance_key))) {
+    reject('plan_cache_key_invalid');
+  }
   // Row 3: extra_body.
   const extra = given(meta, 'extra_body') ? meta.extra_body : undefined;
   if (extra !== undefined && !isJsonObject(extra)) reject('plan_extra_body_invalid');
@@ -148,6 +154,8 @@ function checkRequest(p, registry) {
  * @param {'responses'|'compact'} [p.endpoint='responses']
  * @param {string} [p.target_provider='openai']
  * @param {string[]} [p.update_capable_models=['gpt-6-astra']]
+ * @param {Record<string, string>} [p.provider_names] the caller's names → issuers (P4)
+ * @param {boolean} [p.reasoning_model=true] false: the model returns no reasoning (P5)
  * @returns {{request: object, record: {model: string, key: string, effort: string|null}, diagnostics: object[]}}
  * @throws {ReplayError} one code of the F8 table
  */
@@ -159,11 +167,12 @@ export function plan(p) {
   if (!TRANSPORTS.includes(transport)) throw new TypeError(`unknown transport ${String(transport)}`);
   if (!ENDPOINTS.includes(endpoint)) throw new TypeError(`unknown endpoint ${String(endpoint)}`);
   const targetProvider = p.target_provider ?? 'openai';
-  // F12: for a target §9 does not govern, no model is update-capable and no record is read.
-  const governed = GOVERNED_PROVIDERS.includes(targetProvider);
+  // F12, decided on the target's issuer (P4): for a target §9 does not govern, no model is
+  // update-capable and no record is read.
+  const governed = GOVERNED_PROVIDERS.includes(issuerOf(targetProvider, p.provider_names));
   const registry = new Set(governed ? (p.update_capable_models ?? DEFAULT_UPDATE_CAPABLE_MODELS) : []);
 
-  const { model, updateCapable, reasoning, desired } = checkRequest({ ...p, metadata }, registry);
+  const { model, updateCapable, reasoning, desired } = checkRequest({ ...p, metadata }, registry, governed);
 
   const messages = Array.isArray(p.history?.messages) ? p.history.messages : [];
   const n = messages.length;
@@ -193,7 +202,7 @@ export function plan(p) {
   const key = governed && given(metadata, 'prompt_cache_key') ? metadata.prompt_cache_key : (lastValid ? lastValid.key : p.instance_key);
 
   // P2: replay items and own items per message, diagnostics in block order.
-  const built = buildSegments(p.history, { provider: targetProvider, transport });
+  const built = buildSegments(p.history, { provider: targetProvider, transport }, { provider_names: p.provider_names });
   const replayDiagnostics = built.diagnostics;
   // F2: a configuration update stored among a message's own items is never sent; every update
   // of a plan is derived from the records.
@@ -256,8 +265,7 @@ export function plan(p) {
     }
   }
 
-  // P5: every request asks for the state a later request replays.
-  const request = { model, store: false, include: [REPLAY_INCLUDE] };
+  const request = { model, ...stateFields(endpoint, p.reasoning_model ?? true) };
   const sentReasoning = requestReasoning(updateCapable, reasoning, updateCapable ? (firstValid ? firstValid.effort : desired) : desired);
   if (sentReasoning !== undefined) request.reasoning = sentReasoning;
   request.prompt_cache_key = key;
@@ -269,6 +277,16 @@ export function plan(p) {
     record: governed ? { model, key, effort: updateCapable ? effort : null } : null, // F12
     diagnostics: mergeDiagnostics(replayDiagnostics, recordDiagnostics),
   };
+}
+
+/**
+ * P5: the responses endpoint gets store: false and asks for the ciphertext a later request
+ * replays, unless the caller declares the model returns no reasoning (some models refuse the
+ * entry); the compact endpoint takes neither parameter.
+ */
+function stateFields(endpoint, reasoningModel) {
+  if (endpoint === 'compact') return {};
+  return reasoningModel ? { store: false, include: [REPLAY_INCLUDE] } : { store: false };
 }
 
 function pushAll(out, ...lists) {

@@ -3,6 +3,7 @@ import { isJsonObject } from './jsontext.js';
 import { readEnvelope, itemCode } from './envelope.js';
 import { Deduper, DROP_DUPLICATE, KEEP_CONFLICT } from './dedupe.js';
 import { telemetryCounters } from './telemetry.js';
+import { issuerOf } from './providers.js';
 
 /** ST1: the replay channel's name. */
 export const REPLAY_CHANNEL = 'openai-reasoning-encrypted';
@@ -19,7 +20,8 @@ export function isItemsForm(history) {
  * Build the request input.
  * @param {{messages: object[], provider?: string}} history
  * @param {{provider: string, transport?: 'sse'|'websocket'}} target
- * @param {{conflict_policy?: 'keep'|'reject'}} [options]
+ * @param {{conflict_policy?: 'keep'|'reject', provider_names?: Record<string, string>}} [options]
+ *   provider_names: the caller's names → issuers, extending the registry (P4)
  * @returns {{input: unknown[], diagnostics: {code: string, message_index: number, block_index: number}[], counters: object}}
  * @throws {ReplayError} dedupe_id_ciphertext_conflict under the reject policy
  */
@@ -42,15 +44,24 @@ export function buildInput(history, target, options) {
  */
 export function buildSegments(history, target, options) {
   // P3: the transport changes framing, never items, so it is deliberately not consulted.
-  const targetProvider = target?.provider;
-  const xai = targetProvider === 'xai';
+  // P4: every provider name is mapped once to its issuer; issuers are compared exactly.
+  const names = options?.provider_names;
+  const targetIssuer = issuerOf(target?.provider, names);
+  const xai = targetIssuer === 'xai'; // D7 is the xAI issuer's policy
   const dedupe = new Deduper(options);
   const diagnostics = [];
   const report = (code, mi, bi) => diagnostics.push({ code, message_index: mi, block_index: bi });
 
   const messages = Array.isArray(history?.messages) ? history.messages : [];
   const historyProvider = recordedProvider(history?.provider);
+  const historyIssuer = historyProvider === undefined ? undefined : issuerOf(historyProvider, names);
   const itemsForm = isItemsForm(history);
+  // P4: the issuer is that of the provider recorded with the message, else of the history's
+  // provider, else (unknown) the target's; issuers are compared exactly.
+  const issuerOfMessage = (msg) => {
+    const recorded = recordedProvider(msg.provider);
+    return recorded !== undefined ? issuerOf(recorded, names) : historyIssuer ?? targetIssuer;
+  };
   const segments = messages.map((msg, mi) => {
     const replay = [];
     const own = [];
@@ -59,7 +70,7 @@ export function buildSegments(history, target, options) {
       // CL3: reasoning items are already read and sit among the message's items, in output
       // order; each is sent where it stands, after the issuer check (P4) and dedupe (§6), and a
       // diagnostic names its index among the items.
-      const issuer = recordedProvider(msg.provider) ?? historyProvider ?? targetProvider;
+      const issuer = issuerOfMessage(msg);
       const items = Array.isArray(msg.items) ? msg.items : [];
       items.forEach((item, ii) => {
         if (!isJsonObject(item) || item.type !== 'reasoning') {
@@ -72,7 +83,7 @@ export function buildSegments(history, target, options) {
           report(code, mi, ii); // not a replay item (P1): not sent
           return;
         }
-        if (issuer !== targetProvider) {
+        if (issuer !== targetIssuer) {
           report('replay_provider_mismatch', mi, ii);
           return;
         }
@@ -93,9 +104,7 @@ export function buildSegments(history, target, options) {
       // P2: not read at all; every block is reported where it sits.
       blocks.forEach((_, bi) => report('replay_channel_misplaced', mi, bi));
     } else {
-      // P4: the issuer is the provider recorded with the message, else the history's provider,
-      // else (unknown) the request's target; names are compared exactly, never aliased.
-      const issuer = recordedProvider(msg.provider) ?? historyProvider ?? targetProvider;
+      const issuer = issuerOfMessage(msg);
       blocks.forEach((block, bi) => {
         if (!isJsonObject(block) || block.type !== 'text' || typeof block.text !== 'string') {
           report('block_not_text', mi, bi);
@@ -106,7 +115,7 @@ export function buildSegments(history, target, options) {
           report(verdict.code, mi, bi); // skipped; the rest of the message replays
           return;
         }
-        if (issuer !== targetProvider) {
+        if (issuer !== targetIssuer) {
           report('replay_provider_mismatch', mi, bi); // P4: not sent, so never deduplicated
           return;
         }

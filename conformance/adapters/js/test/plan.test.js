@@ -247,7 +247,10 @@ test('F8: every row, and its null semantics', () => {
   rejects(p({ prompt_cache_key: 5 }), 'plan_cache_key_invalid');
   rejects(p({}, { instance_key: 'ABCDEF0123456789abcdef0123456789' }), 'plan_cache_key_invalid');
   rejects(p({}, { instance_key: KEY + '0' }), 'plan_cache_key_invalid');
-  rejects(p({ prompt_cache_key: 'mine' }, { instance_key: 'short' }), 'plan_cache_key_invalid');
+  // an explicit key replaces the instance key on a governed target: it is not checked there
+  assert.equal(run(h, 'low', { metadata: { prompt_cache_key: 'mine' }, instance_key: 'short' }).request.prompt_cache_key, 'mine');
+  rejects(p({ prompt_cache_key: 'mine' }, { instance_key: 'short', target_provider: 'xai' }), 'plan_cache_key_invalid');
+  rejects(p({ prompt_cache_key: null }, { instance_key: 'short' }), 'plan_cache_key_invalid');
   assert.equal(run(h, 'low', { metadata: { prompt_cache_key: null } }).request.prompt_cache_key, KEY);
   // row 3
   for (const eb of [5, 'x', [], true]) rejects(p({ extra_body: eb }), 'plan_extra_body_invalid');

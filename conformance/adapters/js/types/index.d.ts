@@ -131,22 +131,32 @@ export interface ReplayTarget {
   provider: string;
   transport?: 'sse' | 'websocket';
 }
+/** Replay options: D3's conflict policy, and the caller's provider names → issuers (P4). */
+export interface ReplayOptions extends ConflictOptions {
+  provider_names?: { [name: string]: string };
+}
 /** The request input of a history; throws ReplayError under the reject policy (D3). */
 export declare function buildInput(
   history: History,
   target: ReplayTarget,
-  options?: ConflictOptions,
+  options?: ReplayOptions,
 ): { input: JsonValue[]; diagnostics: Diagnostic[]; counters: TelemetryCounters };
 /** P2 per message: replay and own items of each history entry, index for index. */
 export declare function buildSegments(
   history: History,
   target: ReplayTarget,
-  options?: ConflictOptions,
+  options?: ReplayOptions,
 ): {
   segments: { replay: JsonValue[]; own: JsonValue[] }[];
   diagnostics: Diagnostic[];
   dedupe: Deduper;
 };
+
+// providers.js (SPEC P4, §18.2)
+/** The provider-name registry: name → issuer. */
+export declare const PROVIDER_NAME_REGISTRY: { readonly [name: string]: string };
+/** P4: a name's issuer, the caller's mapping first, then the registry, else the name itself. */
+export declare function issuerOf(name: string, providerNames?: { [name: string]: string }): string;
 
 // dedupe.js (SPEC D1–D6)
 export type DedupeDecision = 'keep' | 'drop_duplicate' | 'keep_conflict';
@@ -188,6 +198,10 @@ export interface PlanParameters {
   endpoint?: 'responses' | 'compact';
   target_provider?: string;
   update_capable_models?: string[];
+  /** The caller's provider names → issuers, extending the registry (P4). */
+  provider_names?: { [name: string]: string };
+  /** False when the requested model returns no reasoning: no include entry (P5). */
+  reasoning_model?: boolean;
 }
 export interface CacheStateRecord {
   model: string;
