@@ -332,7 +332,10 @@ def classify_plan(
         if name in actual and same(actual[name], value) and not same(expected.get(name), value)
     }
     found: set[str] = {"extra-body-raw"} if raw else set()
-    continuation = case_input.get("transport") == "websocket_continuation"
+    # a continuation sent: previous_response_id and the new items only (else a full replay)
+    continuation = (
+        case_input.get("transport") == "websocket_continuation" and "previous_response_id" in actual
+    )
     if "input" not in raw and continuation:
         if not same(expected.get("input"), actual.get("input")):
             found.add("continuation")
