@@ -27,6 +27,8 @@ OTHER_ENVIRONMENTS = {
     "mcp_types": "fast-agent's own environment, pinned by tools/install_fast_agent.py",
     "pydantic_ai": "pydantic-ai's own environment, pinned by its requirements.txt "
     "(conformance/implementations/pydantic-ai, tools/install_implementation.py)",
+    "agents": "openai-agents' own environment, pinned by its requirements.txt "
+    "(conformance/implementations/openai-agents, tools/install_implementation.py)",
 }
 
 
