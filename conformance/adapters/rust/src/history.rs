@@ -103,8 +103,16 @@ pub fn text_of_block(block: &Value) -> Option<&WStr> {
 }
 
 /// An item (an object) whose `type` is `t`.
+/// SPEC §1.2 "Item of type T": its `type` member is the string T; an item with no `type` member
+/// and a `role` member is of type `message` (the Responses API's short form of a message).
 pub fn item_type_is(item: &Value, t: &str) -> bool {
-    item.is_object() && matches!(item.get("type"), Some(x) if x.is_str(t))
+    if !item.is_object() {
+        return false;
+    }
+    match item.get("type") {
+        Some(x) => x.is_str(t),
+        None => t == "message" && item.get("role").is_some(),
+    }
 }
 
 #[cfg(test)]
@@ -112,8 +120,17 @@ mod tests {
     use super::*;
     use crate::json::{parse_value, ParseOptions};
 
+
     fn j(s: &str) -> Value {
         parse_value(s.as_bytes(), ParseOptions::STRICT).unwrap().0
+    }
+
+    #[test]
+    fn an_item_with_a_role_and_no_type_is_a_message() {
+        assert!(item_type_is(&j(r#"{"role":"user","content":"hi"}"#), "message"));
+        assert!(!item_type_is(&j(r#"{"role":"user","content":"hi"}"#), "function_call"));
+        assert!(!item_type_is(&j(r#"{"content":"hi"}"#), "message"));
+        assert!(!item_type_is(&j(r#"{"type":"function_call","role":"user"}"#), "message"));
     }
 
     #[test]
