@@ -1015,6 +1015,19 @@ def test_read_cache_state_absent_and_valid() -> None:
     }
 
 
+def test_a_record_text_over_the_16_mib_limit_of_e4_1_is_malformed() -> None:
+    # SPEC F6: a record's text is one I-JSON object within the limits of E4.1, as a block's is;
+    # a key that makes the text one byte too long leaves the record malformed, one byte less not.
+    head, tail = '{"model":"m","key":"', '","effort":null}'
+    room = 16 * 1024 * 1024 - len(head) - len(tail)
+    at_limit = head + "k" * room + tail
+    over = head + "k" * (room + 1) + tail
+    assert read_cache_state([{"type": "text", "text": at_limit}]) == CacheStateRecord(
+        "m", "k" * room, None
+    )
+    assert read_cache_state([{"type": "text", "text": over}]) is Code.CACHE_STATE_INVALID
+
+
 @pytest.mark.parametrize(
     "text",
     [
