@@ -324,46 +324,33 @@ def run_cases(
     t0 = time.perf_counter()
     chosen = tuple(p for p in PROFILES if p in profiles) or PROFILES
     results: dict[Profile, list[CaseResult]] = {p: [] for p in chosen}
-    handshake = impl.start()
-    if not isinstance(handshake, ImplementationInfo):
+    # Everything from the start on is inside: a signal while the runner waits for the handshake,
+    # or plans the cases, stops the adapter and what it started before the runner exits, as it
+    # does in a case (conformance/README.md).
+    try:
+        handshake = impl.start()
+        if isinstance(handshake, ImplementationInfo):
+            formats = _judged_formats(handshake, judged_as)
+            supported = frozenset(handshake.operations)
+            plan = [
+                _planned(
+                    seq,
+                    case,
+                    tuple(expectations.lookup(case, p) for p in chosen),
+                    supported,
+                    formats,
+                )
+                for seq, case in enumerate(cases, start=1)
+            ]
+            _judge_all(impl, plan, results, redactor, progress)
+    finally:
         impl.close()
+    if not isinstance(handshake, ImplementationInfo):
         duration = time.perf_counter() - t0
         return _not_started(
             impl, suite, handshake, started=started, duration_s=duration, profiles=chosen
         )
     info = handshake
-    supported = frozenset(info.operations)
-    formats = _judged_formats(info, judged_as)
-    total = len(cases)
-    # Decide up front which cases are not run, so the rest can go to the implementation as one
-    # batch (a persistent adapter overlaps them); results still come back in case order.
-    plan = [
-        _planned(seq, case, tuple(expectations.lookup(case, p) for p in chosen), supported, formats)
-        for seq, case in enumerate(cases, start=1)
-    ]
-    try:
-        exchanges = impl.run_batch((p.seq, p.case) for p in plan if p.sent)
-        for planned in plan:
-            seq, case = planned.seq, planned.case
-            ex = next(exchanges) if planned.sent else None
-            redaction = None if redactor is None or ex is None else redactor(case)
-            probe = (
-                defaults_probe(case.input, ex.reply)
-                if ex is not None and case.operation == DEFAULTS
-                else None
-            )
-            for profile, entry, skip in zip(chosen, planned.entries, planned.pre, strict=True):
-                result = _result(
-                    case, seq, profile, entry=entry, skip=skip, ex=ex, redaction=redaction
-                )
-                results[profile].append(
-                    replace(result, history_format=planned.history_format, probe=probe)
-                )
-            del ex  # the reply, however large, is not kept past this case
-            if progress is not None:
-                progress(seq, total, results[chosen[-1]][-1])
-    finally:
-        impl.close()
     run = RunResult(
         suite=suite,
         results=(),
@@ -390,6 +377,38 @@ def run_cases(
         for p in chosen
     ]
     return replace(views[-1], others=tuple(views[:-1]))
+
+
+def _judge_all(
+    impl: Implementation,
+    plan: Sequence[_Planned],
+    results: dict[Profile, list[CaseResult]],
+    redactor: Callable[[Case], CaseRedaction] | None,
+    progress: Progress | None,
+) -> None:
+    """Send the planned cases and append each one's result to ``results``, per profile, in case
+    order. The cases not run are decided up front (``plan``), so the rest go to the
+    implementation as one batch (a persistent adapter overlaps them)."""
+    chosen = tuple(results)
+    total = len(plan)
+    exchanges = impl.run_batch((p.seq, p.case) for p in plan if p.sent)
+    for planned in plan:
+        seq, case = planned.seq, planned.case
+        ex = next(exchanges) if planned.sent else None
+        redaction = None if redactor is None or ex is None else redactor(case)
+        probe = (
+            defaults_probe(case.input, ex.reply)
+            if ex is not None and case.operation == DEFAULTS
+            else None
+        )
+        for profile, entry, skip in zip(chosen, planned.entries, planned.pre, strict=True):
+            result = _result(case, seq, profile, entry=entry, skip=skip, ex=ex, redaction=redaction)
+            results[profile].append(
+                replace(result, history_format=planned.history_format, probe=probe)
+            )
+        del ex  # the reply, however large, is not kept past this case
+        if progress is not None:
+            progress(seq, total, results[chosen[-1]][-1])
 
 
 def _not_started(
