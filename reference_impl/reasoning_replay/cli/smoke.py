@@ -131,9 +131,9 @@ def cmd_smoke(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             _write_stderr(out, impl.stderr_tail())
             if not args.oneshot:
                 return EXIT_UNEXPECTED
-            # one-shot: try every operation anyway
+            # one-shot: try every operation anyway, each case in the form it is written in
             operations = list(suite.operations)
-            formats = announced_formats(None)
+            formats = tuple(HistoryFormat)
         repro = repro_from_args(args)
         picked = _pick_smoke_cases(suite, operations, formats)
         for seq, (vector, history_format) in enumerate(picked, start=1):

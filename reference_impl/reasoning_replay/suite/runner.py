@@ -231,16 +231,14 @@ def handshake_message(failure: Failure) -> str:
     return failure.message
 
 
-def announced_formats(info: ImplementationInfo | None) -> tuple[HistoryFormat, ...]:
+def announced_formats(info: ImplementationInfo) -> tuple[HistoryFormat, ...]:
     """The history forms an implementation reads (SPEC CL3): as announced, the channels form when
-    it announces none, and both without a handshake (every case is then tried as written)."""
-    if info is None:
-        return tuple(HistoryFormat)
+    it announces none."""
     return tuple(f for f in HistoryFormat if f.value in info.formats)
 
 
 def _judged_formats(
-    info: ImplementationInfo | None, judged_as: HistoryFormat | None
+    info: ImplementationInfo, judged_as: HistoryFormat | None
 ) -> tuple[HistoryFormat, ...]:
     announced = announced_formats(info)
     return announced if judged_as is None else tuple(f for f in announced if f is judged_as)
@@ -266,7 +264,7 @@ def _planned(
     seq: int,
     case: Case,
     entries: tuple[Entry | None, ...],
-    supported: frozenset[str] | None,
+    supported: frozenset[str],
     formats: tuple[HistoryFormat, ...],
 ) -> _Planned:
     """SPEC CL4: a case that does not apply is ``not_applicable`` in every profile; one that does
@@ -275,8 +273,7 @@ def _planned(
     if not applies.applies:
         not_applicable = Verdict(Outcome.NOT_APPLICABLE, Detail(applies.reason or "not applicable"))
         return _Planned(seq, case, entries, tuple(not_applicable for _ in entries), None)
-    operations = supported if supported is not None else frozenset({"telemetry"})
-    unjudged = unjudged_members(case, applies.history_format, operations)
+    unjudged = unjudged_members(case, applies.history_format, supported)
     try:
         sent = prepared_case(case, applies.history_format, unjudged)
     except ValueError as exc:  # items_form.NotNeutral: a form tag `conformance check` refuses
@@ -287,10 +284,10 @@ def _planned(
     return _Planned(seq, sent, entries, pre, applies.history_format)
 
 
-def _not_run(case: Case, entry: Entry | None, supported: frozenset[str] | None) -> Verdict | None:
+def _not_run(case: Case, entry: Entry | None, supported: frozenset[str]) -> Verdict | None:
     if entry is not None and entry.state is State.SKIP:
         return skip_verdict(entry)
-    if supported is not None and case.operation not in supported:
+    if case.operation not in supported:
         detail = Detail(f"operation {case.operation!r} is not supported by the implementation")
         return Verdict(Outcome.SKIPPED, detail)
     return None
