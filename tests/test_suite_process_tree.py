@@ -142,19 +142,36 @@ def test_nothing_outlives_a_smoke_check_stopped_in_the_handshake(
     _stop_and_check(runner, tmp_path, log, signum)
 
 
+@pytest.mark.parametrize("how", ESCAPES)
+def test_a_second_signal_does_not_cut_short_the_end_of_the_first(
+    tmp_path: Path, log: Path, how: str
+) -> None:
+    """Ctrl-C, then SIGTERM while the adapters are being ended (the sleeper's grace period): the
+    runner still exits only once nothing is left, with the first signal's status."""
+    runner = _runner(tmp_path, how, log, False)
+    _stop_and_check(runner, tmp_path, log, signal.SIGINT, then=signal.SIGTERM)
+
+
 def _stop_and_check(
-    runner: subprocess.Popen[bytes], tmp_path: Path, log: Path, signum: signal.Signals
+    runner: subprocess.Popen[bytes],
+    tmp_path: Path,
+    log: Path,
+    signum: signal.Signals,
+    then: signal.Signals | None = None,
 ) -> None:
     try:
         wait_for_rows(log, 1, runner)
         runner.send_signal(signum)
+        if then is not None:
+            time.sleep(0.3)  # the supervisor gives the sleeper 1 s after its SIGTERM
+            runner.send_signal(then)
         runner.wait(timeout=DEADLINE_S)
     finally:
         runner.kill()
-    assert runner.returncode == 128 + signum
-    assert f"interrupted by {signum.name}".encode() in (tmp_path / "runner.err").read_bytes()
     # The runner stops everything before it exits: nothing is left once it has.
     assert sorted(pid for pid in every_pid(log) if running(pid)) == []
+    assert runner.returncode == 128 + signum
+    assert f"interrupted by {signum.name}".encode() in (tmp_path / "runner.err").read_bytes()
 
 
 @pytest.mark.parametrize("oneshot", [False, True], ids=["persistent", "oneshot"])
