@@ -329,15 +329,10 @@ def run_cases(
         if isinstance(handshake, ImplementationInfo):
             formats = _judged_formats(handshake, judged_as)
             supported = frozenset(handshake.operations)
+            entries = [tuple(expectations.lookup(case, p) for p in chosen) for case in cases]
             plan = [
-                _planned(
-                    seq,
-                    case,
-                    tuple(expectations.lookup(case, p) for p in chosen),
-                    supported,
-                    formats,
-                )
-                for seq, case in enumerate(cases, start=1)
+                _planned(seq, case, found, supported, formats)
+                for seq, (case, found) in enumerate(zip(cases, entries, strict=True), start=1)
             ]
             _judge_all(impl, plan, results, redactor, progress)
     finally:
