@@ -222,7 +222,7 @@ make_tuple(const Text *t, const Literal *first, Py_ssize_t count)
             Py_DECREF(tuple);
             return NULL;
         }
-        PyTuple_SET_ITEM(tuple, k, value);
+        TUPLE_SET_ITEM(tuple, k, value);
     }
     return tuple;
 }
@@ -251,21 +251,21 @@ read_envelope(const Text *t)
     if (value == NULL) {
         goto fail;
     }
-    PyTuple_SET_ITEM(fields, 0, value);
+    TUPLE_SET_ITEM(fields, 0, value);
     if ((value = make_tuple(t, literal, summary_count)) == NULL) {
         goto fail;
     }
-    PyTuple_SET_ITEM(fields, 1, value);
+    TUPLE_SET_ITEM(fields, 1, value);
     literal += summary_count;
     if ((value = string_value(t, literal++)) == NULL) {
         goto fail;
     }
-    PyTuple_SET_ITEM(fields, 2, value);
+    TUPLE_SET_ITEM(fields, 2, value);
     value = content_count < 0 ? Py_NewRef(Py_None) : make_tuple(t, literal, content_count);
     if (value == NULL) {
         goto fail;
     }
-    PyTuple_SET_ITEM(fields, 3, value);
+    TUPLE_SET_ITEM(fields, 3, value);
     goto done;
 fail:
     Py_CLEAR(fields); /* the items it does not hold yet are NULL, which it skips */
@@ -279,8 +279,9 @@ read_canonical(PyObject *module, PyObject *text)
 {
     Text t;
     (void)module;
-    if (!text_of(text, &t, "read_canonical")) {
-        return NULL;
+    int readable = text_of(text, &t, "read_canonical");
+    if (readable <= 0) {
+        return readable < 0 ? Py_NewRef(Py_None) : NULL; /* -1: the Python path reads it */
     }
     PyObject *result = read_envelope(&t);
     if (result == NULL && !PyErr_Occurred()) {

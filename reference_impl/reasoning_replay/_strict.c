@@ -218,7 +218,7 @@ parse_object(Parser *p, int depth)
             Py_DECREF(name);
             goto fail;
         }
-        Py_ssize_t size = PyDict_GET_SIZE(object);
+        Py_ssize_t size = DICT_SIZE(object);
         int failed = PyDict_SetItem(object, name, member);
         Py_DECREF(name);
         Py_DECREF(member);
@@ -226,7 +226,7 @@ parse_object(Parser *p, int depth)
             p->stop = ERROR;
             goto fail;
         }
-        if (PyDict_GET_SIZE(object) == size) { /* the name was there already */
+        if (DICT_SIZE(object) == size) { /* the name was there already */
             p->duplicate = 1;
         }
         skip_whitespace(p);
@@ -326,7 +326,8 @@ parse(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "parse() takes a text and, optionally, a maximum depth");
         return NULL;
     }
-    if (!text_of(args[0], &t, "parse")) {
+    int readable = text_of(args[0], &t, "parse");
+    if (readable == 0) {
         return NULL;
     }
     if (nargs == 2) {
@@ -339,6 +340,9 @@ parse(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             return NULL;
         }
         max_depth = (int)asked;
+    }
+    if (readable < 0) { /* a str the limited API cannot read: undecided, as for a surrogate */
+        Py_RETURN_NONE;
     }
     Parser p = {.t = &t, .at = 0, .max_depth = max_depth, .duplicate = 0, .stop = UNDECIDED};
     PyObject *value = parse_value(&p, 0);
