@@ -50,8 +50,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final, TypedDict
 
-from reasoning_replay.atomic_files import Replacement
-
 SCHEMA_NAME: Final = "fast-agent.openai-responses.reasoning-replay"
 
 INVALID_KINDS: Final[tuple[str, ...]] = (
@@ -326,6 +324,10 @@ def write_corpus(
     Each file is replaced whole or not at all (SPEC H5's rule for every writer): a killed run
     leaves the old files, or none, never a cut one. The labels are put in place first, the
     corpus last."""
+    # imported here: the rest of this module is the standard library's alone, for the tools
+    # that import it before they find the reference (bench_reader.py, bench_abi3.py's workers)
+    from reasoning_replay.atomic_files import Replacement  # noqa: PLC0415
+
     labels_out = labels_path_for(out)
     size = 0
     with Replacement(out) as lines_file, Replacement(labels_out) as labels_file:
