@@ -195,7 +195,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json is not None:
         document = {"records": args.count, "ascii_records": ascii_lines}
         document |= rounds.to_json(ratios)
-        args.json.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        # imported here: the workers run this file to import their own copy of the package
+        from reasoning_replay.atomic_files import replace_file  # noqa: PLC0415
+
+        replace_file(args.json, (json.dumps(document, indent=2) + "\n").encode("utf-8"))
     return 0
 
 

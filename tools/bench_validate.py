@@ -55,6 +55,7 @@ sys.path.insert(0, str(TOOLS_DIR))
 import corpus  # noqa: E402  (tools/corpus.py: text and ciphertext shapes)
 from benchharness import Rounds, Trial, format_rounds, run_rounds  # noqa: E402
 from reasoning_replay import canonicalize_completed_reasoning_output_item  # noqa: E402
+from reasoning_replay.atomic_files import replace_file  # noqa: E402
 
 DEFAULT_SEED: Final = 20261129
 REPLAY_CHANNEL: Final = "openai-reasoning-encrypted"
@@ -145,8 +146,9 @@ class HistoryGenerator:
 
 
 def _write(path: Path, data: bytes, mode: int) -> None:
-    path.write_bytes(data)
-    path.chmod(mode)
+    # Whole or not at all: --dir keeps the corpus and a later run reuses it, so a killed
+    # generation must not leave a cut file the generator did not mean (SPEC H5).
+    replace_file(path, data, mode=mode)
 
 
 def generate_corpus(root: Path, size_bytes: int, seed: int) -> tuple[int, int]:
@@ -380,7 +382,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "argv": list(argv) if argv is not None else sys.argv[1:],
                 "harness": rounds.to_json(ratio_pairs),
             }
-            args.json.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+            replace_file(args.json, (json.dumps(document, indent=2) + "\n").encode("utf-8"))
     finally:
         if temporary and not args.keep:
             shutil.rmtree(root, ignore_errors=True)

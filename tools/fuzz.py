@@ -65,6 +65,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from leak_corpus import corpus
+from reasoning_replay.atomic_files import replace_file
 from reasoning_replay.diagnostics import Code
 from reasoning_replay.history.export import ExportMode, export_history
 from reasoning_replay.history.history_files import (
@@ -1219,7 +1220,7 @@ class Fuzzer:
             self.config.corpus.mkdir(parents=True, exist_ok=True)
             for data in self.new_corpus:
                 name = hashlib.sha256(data).hexdigest()[:16]
-                (self.config.corpus / name).write_bytes(data)
+                replace_file(self.config.corpus / name, data)
 
     def report(self, elapsed: float) -> dict[str, Any]:
         paths = [f"{name}({form})" for name in self.targets.paths for form in ("str", "bytes")]
@@ -1294,7 +1295,7 @@ def run_atheris(config: Config, report_path: Path | None) -> int:
     corpus.mkdir(parents=True, exist_ok=True)
     for text in read_seeds(None):
         data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
-        (corpus / hashlib.sha256(data).hexdigest()[:16]).write_bytes(data)
+        replace_file(corpus / hashlib.sha256(data).hexdigest()[:16], data)
     executions = [0]
     started = time.monotonic()
 
@@ -1308,7 +1309,7 @@ def run_atheris(config: Config, report_path: Path | None) -> int:
                 "paths_compared": [f"{name}(str|bytes)" for name in targets.paths],
                 "findings": findings,
             }
-            report_path.write_text(json.dumps(report, indent=2, ensure_ascii=True) + "\n")
+            replace_file(report_path, _report_bytes(report))
 
     def one_input(data: bytes) -> None:
         executions[0] += 1
@@ -1337,6 +1338,11 @@ def run_atheris(config: Config, report_path: Path | None) -> int:
     atheris.Setup([*arguments, str(corpus)], one_input)
     atheris.Fuzz()
     return 0  # not reached: libFuzzer exits the process
+
+
+def _report_bytes(report: dict[str, Any]) -> bytes:
+    """The JSON report as written: whole or not at all, in place of the last one (SPEC H5)."""
+    return (json.dumps(report, indent=2, ensure_ascii=True) + "\n").encode("ascii")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1373,7 +1379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     fuzzer.run()
     report = fuzzer.report(time.monotonic() - started)
     if args.report is not None:
-        args.report.write_text(json.dumps(report, indent=2, ensure_ascii=True) + "\n")
+        replace_file(args.report, _report_bytes(report))
     _summary(report, sys.stdout)
     return 1 if report["findings"] else 0
 

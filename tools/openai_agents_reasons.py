@@ -34,6 +34,7 @@ import yaml
 REPO: Final = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "reference_impl"))
 
+from reasoning_replay.atomic_files import replace_file  # noqa: E402
 from reasoning_replay.suite.vectors import Case, load_suite  # noqa: E402
 
 RAISED: Final = "raised"
@@ -514,7 +515,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     found, unexplained = entries(report)
     document = {"implementation": "openai-agents", "entries": found}
     text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
-    args.expectations.write_text(text, encoding="utf-8")
+    replace_file(args.expectations, text.encode("utf-8"))
     print(f"{len(found)} entries written to {args.expectations}")
     for case_id in unexplained:
         print(f"unexplained: {case_id}", file=sys.stderr)

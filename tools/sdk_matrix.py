@@ -180,7 +180,7 @@ def make_environment(directory: Path, version: str) -> None:
         capture_output=True,
         text=True,
     )
-    (directory / MARKER).write_text(json.dumps(wanted_marker(version)))
+    replace_file(directory / MARKER, json.dumps(wanted_marker(version)).encode("utf-8"))
 
 
 def environment_facts(directory: Path) -> dict[str, str]:

@@ -3,6 +3,9 @@ or not by the MUST vectors.
 
     python tools/suite_adequacy.py [--jobs N] [-k NAME ...] [--list]
 
+``--jobs N`` asks for up to N worker processes; like ``validate --jobs``, a run never starts
+more than there are usable CPUs or mutants to run (one worker: none, in this process).
+
 Each mutant is another reading of one SPEC rule (a flipped comparison, a missing check, another
 order of checks, another limit, a rule applied to the wrong messages, ...), applied in-process by
 replacing a function or constant of the reference, or by wrapping one operation of
@@ -47,6 +50,7 @@ from reasoning_replay.history import (
     text_redaction,
     validation,
 )
+from reasoning_replay.history.validate_run import usable_cpus, worker_count
 from reasoning_replay.operations import OperationResult
 from reasoning_replay.ordering import cache_state, overrides, planner
 from reasoning_replay.ordering.cache_state import ALLOWED_EFFORTS
@@ -4299,10 +4303,24 @@ def report(
     return lines, failures
 
 
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return jobs
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--jobs", type=int, default=2, help="worker processes (default 2; 1: in this process)"
+        "--jobs",
+        type=_jobs,
+        default=2,
+        help="worker processes, at most (default 2; never more than usable CPUs or mutants; "
+        "1: in this process)",
     )
     parser.add_argument("-k", dest="names", action="append", default=[], metavar="NAME")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
@@ -4318,10 +4336,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"the unmutated reference fails {len(baseline)} MUST cases here: {baseline[:5]}")
         return 2
     names = [m.name for m in chosen]
-    if args.jobs <= 1:  # in this process: what a test patches is what runs
+    workers = worker_count(args.jobs, len(names), usable_cpus())
+    if workers <= 1:  # in this process: what a test patches is what runs
         outcomes = [run_mutant(name) for name in names]
     else:
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
             outcomes = list(pool.map(run_mutant, names))
     lines, failures = report(outcomes, _suite(), whole=not args.names)
     print("\n".join(lines))
@@ -4343,7 +4362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"score: {killed}/{len(outcomes)} mutants killed by MUST vectors"
         f" ({by_verdict} in the verdict profile too),"
         f" {equivalent} equivalent readings SPEC allows, {len(failures)} failures"
-        f" ({time.perf_counter() - t0:.1f} s, {args.jobs} jobs)"
+        f" ({time.perf_counter() - t0:.1f} s, {workers} jobs)"
     )
     return 1 if failures else 0
 
