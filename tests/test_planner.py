@@ -365,6 +365,23 @@ def test_continuation_without_a_response_id_falls_back_to_full_replay() -> None:
     assert plan.request["input"] == plan_ok(history, settings("high")).request["input"]
 
 
+@pytest.mark.parametrize("response_id", ["", None, 7, False, ["resp_1"]])
+def test_a_response_id_that_is_no_non_empty_string_carries_none(response_id: object) -> None:
+    """SPEC F9: only a non-empty string carries a response id; a continuation is then a full
+    replay, whatever the stored value was."""
+    raw = {
+        "messages": [
+            {"role": "user", "items": [{"type": "message", "role": "user", "content": "u1"}]},
+            {"role": "assistant", "items": [], "response_id": response_id},
+            {"role": "user", "items": [{"type": "message", "role": "user", "content": "u2"}]},
+        ]
+    }
+    history = history_from_json(raw)
+    plan = plan_ok(history, settings("high", transport=PlanTransport.WEBSOCKET_CONTINUATION))
+    assert "previous_response_id" not in plan.request
+    assert plan.request["input"] == plan_ok(history, settings("high")).request["input"]
+
+
 # --- resume, clear and the key (K1–K3) --------------------------------------------------------
 
 

@@ -67,7 +67,11 @@ from typing import IO, Any, Final
 from leak_corpus import corpus
 from reasoning_replay.diagnostics import Code
 from reasoning_replay.history.export import ExportMode, export_history
-from reasoning_replay.history.history_files import HistoryFileProblem, parse_json_file
+from reasoning_replay.history.history_files import (
+    HistoryFileProblem,
+    parse_json_file,
+    parse_json_file_exhaustively,
+)
 from reasoning_replay.history.scan import scan_text
 from reasoning_replay.history.validation import validate_history
 from reasoning_replay.record import jsontext
@@ -168,6 +172,29 @@ def _typed(value: object) -> object:
     if isinstance(value, float):
         return ("float", repr(value))
     return (type(value).__name__, value)
+
+
+def _file_reading(value: object) -> object:
+    """A history file's reading as compared across paths: its problem's code, or its value as
+    a flat list of type-tagged tokens (a loop, not recursion: a file may nest deeper than the
+    interpreter's recursion limit)."""
+    if isinstance(value, HistoryFileProblem):
+        return value.code
+    tokens: list[object] = []
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            tokens.append(("object", list(current)))
+            stack.extend(reversed(list(current.values())))
+        elif isinstance(current, list):
+            tokens.append(("array", len(current)))
+            stack.extend(reversed(current))
+        elif isinstance(current, float):
+            tokens.append(("float", repr(current)))
+        else:
+            tokens.append((type(current).__name__, current))
+    return tokens
 
 
 def accelerator_differences(text: str | bytes) -> dict[str, str]:
@@ -781,6 +808,12 @@ def history_failures(
         # would also pass an export that keeps it.
         failures[SCAN_MISS] = "SPEC H8: the history holds the canary, scan finds nothing"
     value = parse_json_file(data)
+    # SPEC H1: the C reading of a file answers only what the exhaustive reading answers.
+    exhaustive = attempt("history file: exhaustive", partial(parse_json_file_exhaustively, data))
+    if _file_reading(value) != _file_reading(exhaustive):
+        failures["history file: the C reading differs from the exhaustive one"] = (
+            f"C {_file_reading(value)!r:.200}, Python {_file_reading(exhaustive)!r:.200}"
+        )
     if isinstance(value, HistoryFileProblem):
         return failures
     resumable = attempt("export resumable", lambda: targets.export(value, ExportMode.RESUMABLE))
@@ -1193,7 +1226,8 @@ class Fuzzer:
         paths += ["_canonical vs read_canonical", "_strict vs parse_strict_statement"]
         if self.js is not None:
             paths += ["js(str)", "js(bytes)", "capture: reference vs js"]
-        paths += ["validate(str)", "validate(bytes)", "scan", "export resumable", "export redacted"]
+        paths += ["history file: C vs exhaustive", "validate(str)", "validate(bytes)", "scan"]
+        paths += ["export resumable", "export redacted"]
         return {
             "seed": self.config.seed,
             "seconds": round(elapsed, 1),

@@ -39,7 +39,14 @@ from typing import Any, Final
 import msgspec
 from reasoning_replay import operations
 from reasoning_replay.diagnostics import Code
-from reasoning_replay.history import export, scan, text_forms, text_redaction, validation
+from reasoning_replay.history import (
+    export,
+    history_files,
+    scan,
+    text_forms,
+    text_redaction,
+    validation,
+)
 from reasoning_replay.operations import OperationResult
 from reasoning_replay.ordering import cache_state, overrides, planner
 from reasoning_replay.ordering.cache_state import ALLOWED_EFFORTS
@@ -129,9 +136,11 @@ def _statement_reader(text: str | bytes) -> reader.ReadResult:
 
 
 def statement_paths(p: Patcher) -> None:
-    """No accelerator, no fast path: each reading is the statement of SPEC E6."""
+    """No accelerator, no fast path: each reading is the statement of SPEC E6 (and a history
+    file's, SPEC H1, the exhaustive one)."""
     p.set(canonical_path, "_accelerator", None)
     p.set(general, "_accelerator", None)
+    p.set(history_files, "_accelerator", None)
     p.everywhere(reader.parse_reasoning_replay_envelope, _statement_reader)
 
 
@@ -3118,6 +3127,405 @@ def m_export_no_text_forms(p: Patcher) -> None:
 @mutant("H8", "embedded (escaped) envelopes are not looked into")
 def m_scan_not_embedded(p: Patcher) -> None:
     p.set(scan, "_embedded", lambda text, decodings: iter(()))
+
+
+# ---------------------------------------------------------------------------------------------
+# Readings decided for issue 19, each recorded in conformance/readings/spec-readings.yaml
+
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+# An ill-formed lead and the unit after it: a lone high surrogate, or a UTF-8 lead byte that is
+# not UTF-8, as the reader's statement holds it (surrogateescape).
+_ILL_FORMED_LEAD_AND_NEXT: Final = re.compile("[\ud800-\udbff\udcc2-\udcf4].", re.DOTALL)
+
+
+def _replaced(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD, as U1 measures and hashes it."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
+@mutant(
+    "E4-limits",
+    "the depth scan decodes leniently: a lone lead byte or high surrogate takes the next unit",
+)
+def m_depth_scan_bad_byte_swallows_next(p: Patcher) -> None:
+    original = jsontext.nesting_depth_exceeds
+
+    def mutated(text: str, limit: int = jsontext.MAX_DEPTH) -> bool:
+        return original(_ILL_FORMED_LEAD_AND_NEXT.sub("\ufffd", text), limit)
+
+    p.everywhere(original, mutated)
+
+
+def _depth_scan(*, escapes: bool) -> Callable[..., bool]:
+    """E4.1's scan where a quote right after a backslash never ends a string literal, even when
+    that backslash is itself escaped (``escapes``), or where a backslash escapes nothing."""
+
+    def exceeds(text: str, limit: int = jsontext.MAX_DEPTH) -> bool:
+        depth, in_string, previous = 0, False, ""
+        for character in text:
+            if in_string:
+                in_string = character != '"' or (escapes and previous == "\\")
+            elif character == '"':
+                in_string = True
+            elif character in "[{":
+                depth += 1
+                if depth > limit:
+                    return True
+            elif character in "]}" and depth:
+                depth -= 1
+            previous = character
+        return False
+
+    return exceeds
+
+
+@mutant("E4-limits", "a quote after a backslash is escaped, even when the backslash is escaped")
+def m_depth_scan_quote_after_any_backslash(p: Patcher) -> None:
+    p.everywhere(jsontext.nesting_depth_exceeds, _depth_scan(escapes=True))
+
+
+@mutant("E4-limits", "a backslash escapes nothing in the depth scan: the next quote ends a string")
+def m_depth_scan_no_escapes(p: Patcher) -> None:
+    p.everywhere(jsontext.nesting_depth_exceeds, _depth_scan(escapes=False))
+
+
+@mutant(
+    "E4-limits", "an unterminated string literal hides nothing: the brackets after its quote count"
+)
+def m_depth_scan_unterminated_string_counts(p: Patcher) -> None:
+    p.set(jsontext, "_DEPTH_TOKEN", re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL))
+
+
+@mutant("P2", "a replay leaves a stored configuration update out, as a plan does (F2)")
+def m_replay_drops_stored_updates(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None:
+            return result
+        sent = [i for i in result.output["input"] if i.get("type") != "configuration_update"]
+        return OperationResult(output={**result.output, "input": sent})
+
+    p.wrap("replay", wrapper)
+
+
+@mutant("F9", "a continuation reports only the diagnostics of the messages it sends")
+def m_continuation_tail_diagnostics(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None or "previous_response_id" not in result.output["request"]:
+            return result
+        messages = data["history"]["messages"]
+        last = max(i for i, m in enumerate(messages) if m.get("role") == "assistant")
+        tail = [d for d in result.output["diagnostics"] if d["message_index"] > last]
+        return OperationResult(output={**result.output, "diagnostics": tail})
+
+    p.wrap("plan", wrapper)
+
+
+@mutant("C2", "an empty content array of the output item is kept in the envelope")
+def m_capture_keeps_empty_content(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        item = data.get("output_item")
+        if result.output is None or not (isinstance(item, Mapping) and item.get("content") == []):
+            return result
+        envelope_value = json.loads(result.output["envelope_text"])
+        envelope_value["item"]["content"] = []
+        text = json.dumps(envelope_value, separators=(",", ":"), ensure_ascii=False)
+        return OperationResult(output={**result.output, "envelope_text": text})
+
+    p.wrap("capture", wrapper)
+
+
+@mutant("T1", "only replayed items are counted, not a message's own reasoning items")
+def m_own_reasoning_not_counted(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        history_value = data.get("history")
+        messages = history_value.get("messages") if isinstance(history_value, Mapping) else None
+        if result.output is None or not isinstance(messages, list):
+            return result
+        own = [
+            item
+            for message in messages
+            if isinstance(message, Mapping)
+            for item in message.get("items", ())
+            if isinstance(item, Mapping) and item.get("type") == "reasoning"
+        ]
+        counters = result.output["counters"]
+        counted = telemetry.replay_telemetry(
+            [item for item in result.output["input"] if item not in own],
+            deduplicated_exact=counters["replay_deduplicated_exact_count"],
+            id_ciphertext_conflicts=counters["replay_id_ciphertext_conflict_count"],
+        )
+        return OperationResult(output={**result.output, "counters": counted.to_json()})
+
+    p.wrap("replay", wrapper)
+
+
+@mutant("U1", "ids are compared after U1's replacement: x\\ud800 and x\\ufffd are one id")
+def m_ids_compared_after_replacement(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        entries = data.get("entries")
+        if not isinstance(entries, list):
+            return call(data)
+        replaced = [
+            {**e, "item": {**e["item"], "id": _replaced(e["item"]["id"])}}
+            if isinstance(e, Mapping)
+            and isinstance(e.get("item"), Mapping)
+            and isinstance(e["item"].get("id"), str)
+            else e
+            for e in entries
+        ]
+        return call({**data, "entries": replaced})
+
+    p.wrap("dedupe", wrapper)
+
+
+@mutant("U1", "a raw lone surrogate in a cache-state record's text is read as U+FFFD")
+def m_record_surrogate_replaced(p: Patcher) -> None:
+    original = cache_state.read_cache_state
+
+    def mutated(blocks: object = ()) -> object:
+        if isinstance(blocks, list) and len(blocks) == 1 and isinstance(blocks[0], Mapping):
+            text = blocks[0].get("text")
+            if isinstance(text, str):
+                blocks = [{**blocks[0], "text": _replaced(text)}]
+        return original(blocks)
+
+    p.everywhere(original, mutated)
+
+
+@mutant("U1", "the diagnostic view's id has each lone surrogate replaced by U+FFFD")
+def m_view_id_replaced(p: Patcher) -> None:
+    original = redaction.redact_reasoning_replay_for_diagnostics
+
+    def mutated(item: Any) -> dict[str, Any]:
+        view = original(item)
+        if isinstance(view["id"], str):
+            view["id"] = _replaced(view["id"])
+        return view
+
+    p.everywhere(original, mutated)
+
+
+@mutant("F12", "F8's update-capable rows apply by the registry, whatever the target provider")
+def m_f8_rows_for_every_target(p: Patcher) -> None:
+    original = planner.plan_request
+
+    def plan(messages: Any, settings: planner.PlanSettings) -> Any:
+        rejected = overrides.check_overrides(
+            settings.model,
+            settings.desired_effort,
+            settings.instance_key,
+            settings.metadata,
+            settings.update_capable,
+        )
+        return rejected if rejected is not None else original(messages, settings)
+
+    p.everywhere(original, plan)
+
+
+@mutant("F9", "any response_id but null is a response id: an empty string or a number continues")
+def m_any_response_id_continues(p: Patcher) -> None:
+    original = history.history_from_json
+
+    def read(raw: object) -> tuple[history.HistoryMessage, ...]:
+        messages = original(raw)
+        stored = raw.get("messages") if isinstance(raw, Mapping) else None
+        if not isinstance(stored, list):
+            return messages
+        return tuple(
+            dataclasses.replace(m, response_id=s.get("response_id"))
+            if isinstance(s, Mapping)
+            else m
+            for m, s in zip(messages, stored, strict=True)
+        )
+
+    def transport(messages: Any, planned: Any, chosen: Any) -> dict[str, Any]:
+        last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=None)
+        continues = chosen is planner.PlanTransport.WEBSOCKET_CONTINUATION
+        if continues and last is not None and messages[last].response_id is not None:
+            return {
+                "input": planned.after(last),
+                "previous_response_id": messages[last].response_id,
+            }
+        return {"input": planned.items}
+
+    p.everywhere(original, read)
+    p.set(planner, "_input_for_transport", transport)
+
+
+@mutant("H1", "a byte-order mark before a history file is skipped")
+def m_history_bom_skipped(p: Patcher) -> None:
+    original = history_files.parse_json_file
+
+    def mutated(data: str | bytes) -> object:
+        if isinstance(data, bytes):
+            return original(data.removeprefix(b"\xef\xbb\xbf"))
+        return original(data.removeprefix("\ufeff"))
+
+    p.everywhere(original, mutated)
+
+
+@mutant("H1", "a member named twice in a history file is read last-wins, as Python's json does")
+def m_history_duplicates_last_wins(p: Patcher) -> None:
+    p.set(history_files, "_refuse_duplicates", dict)
+
+
+@mutant("H1", "NaN and Infinity in a history file are numbers")
+def m_history_nan_accepted(p: Patcher) -> None:
+    p.set(history_files, "_refuse_constant", float)
+
+
+def _holds_surrogate(value: object) -> bool:
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, str):
+            if _LONE_SURROGATE.search(current):
+                return True
+        elif isinstance(current, dict):
+            stack.extend(current)
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+    return False
+
+
+@mutant("H1", "an escaped lone surrogate anywhere in a history file makes it malformed")
+def m_history_escaped_surrogate_malformed(p: Patcher) -> None:
+    original = history_files.parse_json_file
+
+    def mutated(data: str | bytes) -> object:
+        value = original(data)
+        if not isinstance(value, history_files.HistoryFileProblem) and _holds_surrogate(value):
+            return history_files.HistoryFileProblem(Code.HISTORY_MALFORMED, "lone surrogate")
+        return value
+
+    p.everywhere(original, mutated)
+
+
+_OPTIONAL_MEMBERS: Final = (
+    "channels",
+    "tool_calls",
+    "tool_results",
+    "provider",
+    "stop_reason",
+    "phase",
+    "is_template",
+    "timestamp",
+)
+
+
+@mutant("H1", "an optional member of a message set to null is malformed, not absent")
+def m_history_null_member_malformed(p: Patcher) -> None:
+    original = history_files._message
+
+    def mutated(index: int, raw: object) -> object:
+        if isinstance(raw, dict) and any(
+            name in raw and raw[name] is None for name in _OPTIONAL_MEMBERS
+        ):
+            return history_files.HistoryFileProblem(Code.HISTORY_MALFORMED, "null member")
+        return original(index, raw)
+
+    p.set(history_files, "_message", mutated)
+
+
+def _scan_without_misplaced(*, report: bool) -> Apply:
+    def apply(p: Patcher) -> None:
+        original = validation._scan_blocks
+
+        def mutated(messages: Any) -> Any:
+            scan_found = original(messages)
+            if not report:
+                scan_found.located = [
+                    entry
+                    for entry in scan_found.located
+                    if entry[3].code is not Code.REPLAY_CHANNEL_MISPLACED
+                ]
+            scan_found.misplaced = 0
+            return scan_found
+
+        p.set(validation, "_scan_blocks", mutated)
+
+    return apply
+
+
+@mutant("H3", "replay channels of other messages are not read, so nothing is reported of them")
+def m_misplaced_channels_not_reported(p: Patcher) -> None:
+    _scan_without_misplaced(report=False)(p)
+
+
+@mutant("H3", "a history whose user message holds replay blocks still replays as stored")
+def m_misplaced_channels_replay_as_stored(p: Patcher) -> None:
+    _scan_without_misplaced(report=True)(p)
+
+
+@mutant("H3", "a redacted record is an error, as every code of E6 but the legacy ones")
+def m_redacted_record_error(p: Patcher) -> None:
+    original = validation.severity_of
+
+    def mutated(code: Code) -> validation.Severity:
+        return validation.Severity.ERROR if code is Code.REDACTED_RECORD else original(code)
+
+    p.set(validation, "severity_of", mutated)
+
+
+def _display_text_reading(
+    *,
+    content_fallback: bool = False,
+    drop_before_trim: bool = False,
+    body_of_untrimmed: bool = False,
+    join_bodies: bool = False,
+) -> Apply:
+    """ST3's display text under another reading of one of its steps."""
+
+    def display_text(item: ReasoningReplayItem) -> str | None:
+        texts = [text for text in item.summary if text] if drop_before_trim else list(item.summary)
+        if content_fallback and not [text for text in item.summary if text]:
+            texts = [text for text in item.content or () if text]
+        kept = []
+        for text in texts:
+            trimmed = text.strip(display.TRIMMED)
+            body = display._body(text if body_of_untrimmed else trimmed).strip(display.TRIMMED)
+            if body == display.EMPTY_SUMMARY_PLACEHOLDER or (not trimmed and not drop_before_trim):
+                continue
+            kept.append(body if join_bodies else trimmed)
+        return display.PART_SEPARATOR.join(kept) or None
+
+    def apply(p: Patcher) -> None:
+        p.set(display, "display_text", display_text)
+
+    return apply
+
+
+@mutant("ST3", "with no summary text, the content parts give the display text")
+def m_display_content_fallback(p: Patcher) -> None:
+    _display_text_reading(content_fallback=True)(p)
+
+
+@mutant("ST3", "empty parts are dropped before trimming; a part of spaces stays, empty")
+def m_display_empty_before_trim(p: Patcher) -> None:
+    _display_text_reading(drop_before_trim=True)(p)
+
+
+@mutant("ST3", "the <!-- --> body test looks at the part as stored, before trimming")
+def m_display_body_test_untrimmed(p: Patcher) -> None:
+    _display_text_reading(body_of_untrimmed=True)(p)
+
+
+@mutant("ST3", "the parts' bodies are joined, without their bold titles")
+def m_display_joins_bodies(p: Patcher) -> None:
+    _display_text_reading(join_bodies=True)(p)
+
+
+@mutant("ST3", "display blocks are trimmed before they are compared")
+def m_display_blocks_trimmed(p: Patcher) -> None:
+    def consistent(items: Sequence[ReasoningReplayItem], texts: Sequence[str]) -> bool:
+        return display.display_consistent(items, [t.strip(display.TRIMMED) for t in texts])
+
+    p.set(validation, "display_consistent", consistent)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,11 +20,16 @@
  *
  * A str is read as it is stored (one, two or four bytes a character), without transcoding it;
  * bytes are read as bytes, each string decoded as UTF-8 (see _json_strings.h).
+ *
+ * A caller may pass another depth than E4.1's 32: history_files.parse_json_file reads a whole
+ * history file (SPEC H1, which has no depth limit) with this parser for its duplicate members,
+ * and reads a file deeper than it asked for, or undecided, the exhaustive way.
  */
 
 #include "_json_strings.h"
 
 #define MAX_DEPTH 32         /* SPEC §3 E4.1; jsontext.MAX_DEPTH */
+#define MAX_DEPTH_LIMIT 1000 /* the deepest a caller may ask for: a C call a level */
 #define MAX_INT_LENGTH 640   /* jsontext._MAX_INT_DIGITS: longer integer literals are floats */
 
 /* Why a parse stopped before the end of the value. */
@@ -37,6 +42,7 @@ typedef enum {
 typedef struct {
     const Text *t;
     Py_ssize_t at;
+    int max_depth; /* MAX_DEPTH for a block text; a history file's reader passes its own */
     int duplicate; /* an object named a member twice (SPEC §3 E6 step 5) */
     Stop stop;     /* why parse_value returned NULL */
 } Parser;
@@ -291,10 +297,11 @@ parse_value(Parser *p, int depth)
     switch (current(p)) {
     case '{':
     case '[':
-        if (depth + 1 > MAX_DEPTH) {
+        if (depth + 1 > p->max_depth) {
             return stop(p, TOO_DEEP);
         }
-        /* Each level is one C call: at most MAX_DEPTH + 1 deep, so the C stack is safe. */
+        /* Each level is one C call: at most max_depth + 1 deep (MAX_DEPTH_LIMIT at most), so
+         * the C stack is safe. */
         return current(p) == '{' ? parse_object(p, depth + 1) : parse_array(p, depth + 1);
     case '"':
         return parse_string(p);
@@ -310,14 +317,30 @@ parse_value(Parser *p, int depth)
 }
 
 static PyObject *
-parse(PyObject *module, PyObject *text)
+parse(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     Text t;
+    int max_depth = MAX_DEPTH;
     (void)module;
-    if (!text_of(text, &t, "parse")) {
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "parse() takes a text and, optionally, a maximum depth");
         return NULL;
     }
-    Parser p = {.t = &t, .at = 0, .duplicate = 0, .stop = UNDECIDED};
+    if (!text_of(args[0], &t, "parse")) {
+        return NULL;
+    }
+    if (nargs == 2) {
+        long asked = PyLong_AsLong(args[1]);
+        if (asked == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (asked < 0 || asked > MAX_DEPTH_LIMIT) {
+            PyErr_Format(PyExc_ValueError, "max_depth must be from 0 to %d", MAX_DEPTH_LIMIT);
+            return NULL;
+        }
+        max_depth = (int)asked;
+    }
+    Parser p = {.t = &t, .at = 0, .max_depth = max_depth, .duplicate = 0, .stop = UNDECIDED};
     PyObject *value = parse_value(&p, 0);
     if (value == NULL) {
         switch (p.stop) {
@@ -342,13 +365,15 @@ parse(PyObject *module, PyObject *text)
 }
 
 PyDoc_STRVAR(parse_doc,
-             "parse(text, /)\n--\n\n"
+             "parse(text, max_depth=32, /)\n--\n\n"
              "(None, value) for a JSON text that passes SPEC E6 steps 1-5, (code, None) for one\n"
              "that is decided to fail step 1 (limit_exceeded) or step 5 (json_duplicate_member),\n"
-             "and None for any other text, which record.jsontext.parse_strict_statement reads the exhaustive way.");
+             "and None for any other text, which record.jsontext.parse_strict_statement reads the exhaustive way.\n"
+             "max_depth replaces step 1's depth of 32 (a history file's reader, SPEC H1, passes a\n"
+             "larger one and reads a deeper file the exhaustive way).");
 
 static PyMethodDef methods[] = {
-    {"parse", parse, METH_O, parse_doc},
+    {"parse", (PyCFunction)(void (*)(void))parse, METH_FASTCALL, parse_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -292,14 +292,13 @@ def _input_for_transport(
     transport: PlanTransport,
 ) -> dict[str, Any]:
     """SPEC F9: the whole input, or for a WebSocket continuation only what follows the last
-    assistant message, chained to its response by ``previous_response_id``."""
+    assistant message, chained to its response by ``previous_response_id`` when that message
+    carries a response id (a non-empty string); without one, the whole input."""
     if transport is PlanTransport.WEBSOCKET_CONTINUATION:
         last_assistant = max(
             (i for i, message in enumerate(messages) if message.role == "assistant"), default=None
         )
-        if last_assistant is not None and messages[last_assistant].response_id is not None:
-            return {
-                "input": planned.after(last_assistant),
-                "previous_response_id": messages[last_assistant].response_id,
-            }
+        response_id = None if last_assistant is None else messages[last_assistant].response_id
+        if last_assistant is not None and response_id:  # "" carries none (SPEC F9)
+            return {"input": planned.after(last_assistant), "previous_response_id": response_id}
     return {"input": planned.items}

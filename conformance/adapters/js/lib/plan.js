@@ -211,10 +211,12 @@ export function plan(p) {
     own: own.filter((it) => !(isJsonObject(it) && it.type === 'configuration_update')),
   }));
 
-  // Continuation (F9): possible when the last assistant message carries its response id. The
-  // standalone compact endpoint always receives a full replay (F8), whatever the transport.
+  // Continuation (F9): possible when the last assistant message carries its response id, a
+  // non-empty string ("" or any other value carries none). The standalone compact endpoint
+  // always receives a full replay (F8), whatever the transport.
   const responseId = lastAssistant >= 0 ? messages[lastAssistant].response_id : undefined;
-  const continuation = transport === 'websocket_continuation' && endpoint === 'responses' && typeof responseId === 'string';
+  const continuation =
+    transport === 'websocket_continuation' && endpoint === 'responses' && typeof responseId === 'string' && responseId !== '';
   const firstSent = continuation ? lastAssistant + 1 : 0;
 
   const input = [];
