@@ -131,3 +131,22 @@ def test_in_ci_a_skip_for_something_not_installed_fails_and_any_other_skip_stays
     assert fails_in_ci(missing, ci=True)
     assert not fails_in_ci(missing, ci=False)
     assert not fails_in_ci("needs O_TMPFILE (Linux)", ci=True)
+
+
+def test_a_wheelhouse_is_one_per_requirements_python_and_platform(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    install: ModuleType = importlib.import_module("install_implementation")
+    key = install.wheelhouse_key(b"a==1\n", (3, 11), "linux-x86_64")
+    assert key == install.wheelhouse_key(b"a==1\n", (3, 11), "linux-x86_64")
+    others = {
+        install.wheelhouse_key(b"a==2\n", (3, 11), "linux-x86_64"),
+        install.wheelhouse_key(b"a==1\n", (3, 12), "linux-x86_64"),
+        install.wheelhouse_key(b"a==1\n", (3, 11), "macosx-14.0-arm64"),
+    }
+    assert key not in others and len(others) == 3
+    monkeypatch.setenv("REASONING_REPLAY_WHEELS", str(tmp_path))
+    assert install.wheel_cache() == tmp_path
+    monkeypatch.delenv("REASONING_REPLAY_WHEELS")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert install.wheel_cache() == tmp_path / "xdg" / "reasoning-replay" / "wheels"
