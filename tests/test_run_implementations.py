@@ -58,8 +58,11 @@ def test_the_run_command_is_conformance_run_with_the_adapter_its_expectations_an
     command = runner.run_command(rust, tmp_path / "rust.json")
     assert command[1:4] == ["-m", "reasoning_replay.cli.main", "run"]
     assert command[4:6] == ["--impl", rust.adapter[0]]
-    assert command[6:8] == ["--expectations", "conformance/adapters/rust/expectations.yaml"]
+    assert "--expectations" not in command  # it passes every case
     assert f"json:{tmp_path / 'rust.json'}" in command
+    agent = known.by_key()["fast-agent"]
+    command = runner.run_command(agent, tmp_path / "fast-agent.json")
+    assert command[6:8] == ["--expectations", agent.expectations]
     reference = runner.run_command(known.by_key()["reference"], tmp_path / "r.json")
     assert "--impl" not in reference and "--expectations" not in reference
 

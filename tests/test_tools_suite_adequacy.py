@@ -36,6 +36,7 @@ def by_name(tool: ModuleType, name: str) -> Any:
         ("user-message-records", "plan/adequacy/record-on-user-message-ignored"),
         ("trailing-placement", "plan/trailing-placement/change-during-tool-loop-not-appended"),
         ("items-form-reasoning-first", "replay/items-form/interleaved-reasoning-and-calls"),
+        ("message-needs-type", "plan/message-short-form/genuine-turn-gets-its-update"),
     ],
 )
 def test_a_mutant_is_killed_by_must_vectors(tool: ModuleType, name: str, case: str | None) -> None:

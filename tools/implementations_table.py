@@ -4,11 +4,11 @@
 
 Reads every ``DIR/*.json`` (default ``conformance/implementations/reports/``), each written by
 ``conformance run --report json:PATH`` and valid against ``conformance/schemas/report.schema.json``;
-the file's name (``reference.json``, ``javascript.json``, ``fast-agent.json``) is the row's key.
-One row per report: the implementation (linked to its directory), language and version from the
-handshake, the operations it declares, the passed / xfail / unexpected counts of each profile
-(SPEC.md#profiles) from the report's ``profiles``, the skipped count, the suite version and the
-date of the run. Rows sort reference first, then by
+the file's name (``reference.json``, ``javascript.json``, ``rust.json``, ``fast-agent.json``) is the
+row's key. One row per report: the implementation (linked to its directory), language and version
+from the handshake, the operations it declares, the passed / xfail / unexpected counts of each
+profile (SPEC.md#profiles) from the report's ``profiles``, the skipped count, the suite version
+and the date of the run. Rows sort reference first, then by
 name. Under the table, one note per implementation that has something to add: its expectations
 file (entries, the cases they cover, the SPEC rules of those cases and the rules their reasons
 cite) and why cases were skipped.

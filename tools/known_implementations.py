@@ -68,7 +68,7 @@ BUILT_IN: Final = (
         key="rust",
         directory="conformance/adapters/rust/",
         adapter=("conformance/adapters/rust/target/release/reasoning-replay-adapter",),
-        expectations="conformance/adapters/rust/expectations.yaml",
+        expectations=None,
         ready="conformance/adapters/rust/target/release/reasoning-replay-adapter",
         prepare=(
             "cargo build --release --offline --manifest-path conformance/adapters/rust/Cargo.toml"

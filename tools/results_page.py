@@ -45,6 +45,7 @@ from reasoning_replay.suite.forms import Form, case_form
 from reasoning_replay.suite.vectors import Suite, load_suite
 from rule_families import (
     COLUMNS,
+    MUST,
     NOT_APPLICABLE,
     PASS,
     PROFILES,
@@ -255,10 +256,26 @@ def _wrapped(text: str) -> list[str]:
     return textwrap.wrap(text, width=100, break_long_words=False, break_on_hyphens=False)
 
 
+def _not_met(cases: Sequence[Mapping[str, Any]]) -> str:
+    """SHOULD and MAY cases that failed, per profile: reported, never pinned (SPEC.md#levels)."""
+    counts = [
+        sum(
+            1
+            for c in cases
+            if c["level"] != MUST
+            and profile in c["profiles"]
+            and c["profiles"][profile]["outcome"] not in (PASS, XFAIL, SKIPPED, NOT_APPLICABLE)
+        )
+        for profile in PROFILES
+    ]
+    return " / ".join(_count(n) for n in counts)
+
+
 def _operation_row(label: str, cases: Sequence[Mapping[str, Any]], bold: bool = False) -> str:
     judged = any(c["outcome"] not in (SKIPPED, NOT_APPLICABLE) for c in cases)
     cells = [
         *((_triple(cases, p) if judged else "—") for p in PROFILES),
+        _not_met(cases) if judged else "—",
         _count(sum(c["outcome"] == SKIPPED for c in cases)),
         _count(sum(c["outcome"] == NOT_APPLICABLE for c in cases)),
     ]
@@ -291,8 +308,8 @@ def results_section(run: CountedRun, entry: Known | None, readme: Path, spec: Sp
         *_wrapped(intro),
         "",
         "| operation | verdict: pass / xfail / unexpected | diagnostics: pass / xfail / "
-        "unexpected | skipped | not applicable |",
-        "| --- | ---: | ---: | ---: | ---: |",
+        "unexpected | SHOULD/MAY not met: verdict / diagnostics | skipped | not applicable |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     undeclared = [c for op in ordered if op not in declared for c in grouped[op]]
     lines += [_operation_row(f"`{op}`", grouped[op]) for op in ordered if op in declared]

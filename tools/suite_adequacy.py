@@ -56,6 +56,7 @@ from reasoning_replay.record import (
     display,
     envelope,
     history,
+    item_types,
     jsontext,
     provider_input,
     providers,
@@ -1061,6 +1062,14 @@ def m_display_channel_replayed(p: Patcher) -> None:
 @mutant("D7", "xAI keeps the ids of assistant message items")
 def m_xai_ids_kept(p: Patcher) -> None:
     p.set(provider_input, "XAI", "xai-never")
+
+
+@mutant("F2", 'only an item whose type is "message" is a message item: the short form is not')
+def m_message_needs_type(p: Patcher) -> None:
+    def literal(item: Mapping[str, Any], role: str) -> bool:
+        return item.get("type") == "message" and item.get("role") == role
+
+    p.everywhere(item_types.is_message, literal)
 
 
 @mutant("D7", "every provider drops the ids of assistant message items")

@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from reasoning_replay.diagnostics import Code, Diagnostic
 from reasoning_replay.record.history import HistoryMessage
+from reasoning_replay.record.item_types import is_message
 from reasoning_replay.record.provider_input import ReplayTarget, message_inputs, read_replay_blocks
 from reasoning_replay.record.providers import REGISTRY_ONLY, ProviderNames
 
@@ -89,7 +90,7 @@ def _has_content(item: Mapping[str, Any]) -> bool:
 
 
 def _is_user_message_item(item: Mapping[str, Any]) -> bool:
-    return item.get("type") == "message" and item.get("role") == "user"
+    return is_message(item, "user")  # SPEC §1.2: the short form without `type` counts too
 
 
 def _has_compaction(message: HistoryMessage) -> bool:

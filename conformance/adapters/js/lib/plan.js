@@ -6,7 +6,7 @@
 // of §9.3 while assembling the input.
 import { isJsonObject } from './jsontext.js';
 import { ReplayError } from './codes.js';
-import { buildSegments, isItemsForm } from './replay.js';
+import { buildSegments, isItemsForm, isMessage } from './replay.js';
 import { issuerOf } from './providers.js';
 import {
   readCacheState, readRecordMembers, isAllowedEffort, DEFAULT_UPDATE_CAPABLE_MODELS, VALID, MALFORMED,
@@ -52,7 +52,7 @@ export function isGenuineUserTurn(msg) {
   for (const it of items) {
     if (!isJsonObject(it)) continue;
     if (TOOL_RESULT_TYPES.has(it.type)) return false;
-    if (it.type === 'message' && it.role === 'user') {
+    if (isMessage(it, 'user')) {
       const c = it.content;
       if ((typeof c === 'string' && c.length > 0) || (Array.isArray(c) && c.length > 0)) userText = true;
     }
@@ -72,7 +72,7 @@ export function hasNativeCompaction(msg) {
 
 /** F2: where the update goes: the first own user `message` item. */
 function firstUserMessageIndex(own) {
-  return own.findIndex((it) => isJsonObject(it) && it.type === 'message' && it.role === 'user');
+  return own.findIndex((it) => isMessage(it, 'user'));
 }
 
 // Look-ahead outcomes of a genuine user turn (F3, F5); a string is a recorded effort.
