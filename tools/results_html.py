@@ -28,6 +28,7 @@ from reasoning_replay.record.redaction import is_sensitive_name
 from reasoning_replay.suite.report_redaction import MARK, CaseRedaction, redaction_of
 from rule_families import (
     COLUMNS,
+    MUST,
     NOT_APPLICABLE,
     PASS,
     PROFILES,
@@ -181,12 +182,15 @@ def fraction(tally: Tally) -> str:
     return "—" if tally.applicable == 0 else f"{tally.passed:,} / {tally.applicable:,}"
 
 
-def outcome_cell(judged: Mapping[str, Any] | None) -> str:
+def outcome_cell(judged: Mapping[str, Any] | None, level: str) -> str:
     if judged is None:
         return '<td class="na">—</td>'
     outcome = str(judged["outcome"])
-    css = "unexpected" if judged["unexpected"] else outcome
-    label = f"{outcome} (unexpected)" if judged["unexpected"] else outcome
+    css, label = outcome, outcome
+    if judged["unexpected"] and level == MUST:
+        css, label = "unexpected", f"{outcome} (unexpected)"
+    elif judged["unexpected"]:  # SPEC.md#levels: reported, never pinned
+        label = f"{outcome} ({level} not met)"
     return f'<td class="{html.escape(css)}">{html.escape(label)}</td>'
 
 
@@ -313,6 +317,9 @@ def _why(
     if reasons:
         return "<br>".join(linked_reason(reason, texts, anchors) for reason in reasons)
     message = (case.get("detail") or {}).get("message")
+    if case["unexpected"] and case["level"] != MUST:
+        note = f"a {case['level']} case: reported, never pinned"
+        return note + (f"; {texts.text(message)}" if message else "")
     if case["unexpected"]:
         note = "not in the expectations file"
         return note + (f": {texts.text(message)}" if message else "")
@@ -357,7 +364,7 @@ def case_row(
         f"<code>{texts.text(case['id'])}</code>{level}"
         f"{detail_block(case, texts)}</td>",
         f"<td>{spec_link(case['spec'], anchors)}</td>",
-        *(outcome_cell(case["profiles"].get(p)) for p in PROFILES),
+        *(outcome_cell(case["profiles"].get(p), case["level"]) for p in PROFILES),
         f"<td>{_why(case, reasons, texts, anchors)}</td>",
         "<td>"
         + ("<br>".join(f"<code>{html.escape(s)}</code>" for s in dict.fromkeys(sources)) or "—")
