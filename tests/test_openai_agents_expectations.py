@@ -1,8 +1,8 @@
 """openai-agents as a known implementation: its expectations file, its adapter and its facts.
 
-The run against openai-agents itself needs the environment made by
-``python tools/install_implementation.py openai-agents`` (``.implementations/openai-agents/``,
-about 90 s to install); without it those tests are skipped.
+The facts need the environment made by ``python tools/install_implementation.py openai-agents``
+(``.implementations/openai-agents/``); without it that test is skipped (a failure in CI,
+tests/conftest.py). Its run against these expectations is tests/test_implementation_runs.py's.
 """
 
 from __future__ import annotations
@@ -121,41 +121,12 @@ def test_openai_agents_files_are_ruff_clean() -> None:
         assert result.returncode == 0, result.stdout + result.stderr
 
 
-@INSTALLED
-def test_openai_agents_run_has_no_unexpected_results(tmp_path: Path) -> None:
-    report = tmp_path / "openai-agents.json"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "reasoning_replay.cli.main",
-            "run",
-            "--impl",
-            f"{ENV_PYTHON} {ADAPTER}",
-            "--expectations",
-            str(EXPECTATIONS),
-            "--report",
-            f"json:{report}",
-            "-q",
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    assert "0 unexpected" in result.stdout
+def test_the_committed_run_announces_the_items_form_and_no_provenance() -> None:
+    """Its run against these expectations is tests/test_implementation_runs.py's."""
+    report = REPO / "conformance" / "implementations" / "reports" / "openai-agents.json"
     document = json.loads(report.read_text(encoding="utf-8"))
     assert document["implementation"]["history_formats"] == ["items"]
     assert document["implementation"]["provenance"] == "none"
-    judged = [
-        case
-        for case in document["cases"]
-        if case["operation"] in ("replay", "dedupe", "plan")
-        and case["outcome"] not in ("not_applicable", "skipped")
-    ]
-    assert len(judged) >= 150, "issue 23: judged on at least 150 applicable cases"
 
 
 @INSTALLED
