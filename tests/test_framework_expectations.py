@@ -10,7 +10,6 @@ without it that test is skipped (a failure in CI, tests/conftest.py).
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 import subprocess
@@ -23,6 +22,7 @@ from typing import Any
 import pytest
 from reasoning_replay.suite.expectations import Expectations, load_expectations
 from reasoning_replay.suite.vectors import load_suite
+from support import imported_modules
 
 REPO = Path(__file__).resolve().parents[1]
 IMPLEMENTATIONS = REPO / "conformance" / "implementations"
@@ -133,19 +133,6 @@ def expectations(framework: Framework) -> Expectations:
 
 def reasons(framework: Framework) -> dict[str, str]:
     return {entry.id: entry.reason for entry in expectations(framework).entries}
-
-
-def imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    names = {
-        alias.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import)
-        for alias in node.names
-    }
-    return names | {
-        node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-    }
 
 
 def test_spec_anchors_are_found() -> None:

@@ -5,27 +5,14 @@ share (``_protocol_loop.py``, ``_dedupe_by_replay.py``) included."""
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
+from support import imported_modules
 
 REPO = Path(__file__).resolve().parents[1]
 IMPLEMENTATIONS = REPO / "conformance" / "implementations"
 SOURCES = sorted([*IMPLEMENTATIONS.glob("*.py"), *IMPLEMENTATIONS.glob("*/*.py")])
-
-
-def imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    names = {
-        alias.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import)
-        for alias in node.names
-    }
-    return names | {
-        node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-    }
 
 
 def test_every_implementation_has_an_adapter() -> None:

@@ -65,6 +65,18 @@ class Classifiers:
     dedupe: Classify  # dedupe: expected output, actual output
 
 
+def of_the_two_values(
+    input: Callable[[Any, Any], set[str]], plan: Callable[[Any, Any], set[str]]
+) -> Classifiers:
+    """The classifiers of a framework whose classes depend on the expected and the actual value
+    alone; a dedupe's, on its decisions (``decision_classes``)."""
+    return Classifiers(
+        input=lambda expected, actual, _: input(expected, actual),
+        plan=lambda expected, actual, _: plan(expected, actual),
+        dedupe=lambda expected, actual, _: decision_classes(expected, actual),
+    )
+
+
 def same(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 

@@ -16,12 +16,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from expectation_reasons import (
-    Classifiers,
     Framework,
     Reason,
     compose,
-    decision_classes,
     no_diagnostics,
+    of_the_two_values,
     output_classes,
     same,
 )
@@ -274,11 +273,7 @@ def classify_plan(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> set
     return found
 
 
-CLASSIFIERS: Final = Classifiers(
-    input=lambda expected, actual, _: classify_input(expected, actual),
-    plan=lambda expected, actual, _: classify_plan(expected, actual),
-    dedupe=lambda expected, actual, _: decision_classes(expected, actual),
-)
+CLASSIFIERS: Final = of_the_two_values(classify_input, classify_plan)
 
 
 def verdict_reason(case: Case, result: Mapping[str, Any]) -> Reason:
