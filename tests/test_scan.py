@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from pathlib import Path
@@ -117,6 +118,45 @@ def test_duplicate_members_both_found() -> None:
 def test_escaped_member_name_in_a_json_line() -> None:
     line = '{"encrypted\\u005fcontent": "' + SECRET + '"}'
     assert prefixes(line) == [(1, prefix(SECRET))]
+
+
+def test_a_decoded_value_is_reported_once_per_text_and_not_when_the_text_shows_it() -> None:
+    # SPEC H8: the percent and HTML decodings of one text hold the same value once; a text's own
+    # occurrences are each a finding; a string read again is a text of its own.
+    assert prefixes(f"%65ncrypted_content%3D{SECRET} &amp;") == [(1, prefix(SECRET))]
+    plain = f"encrypted_content={SECRET}"
+    assert prefixes(f"{plain} {plain}") == [(1, prefix(SECRET))] * 2
+    strings = json.dumps({"a": plain, "b": plain.replace("=", "%3D", 1)})
+    assert prefixes(strings) == [(1, prefix(SECRET))] * 2
+
+
+def test_gaps_are_decoded_and_their_findings_stand_where_the_gap_starts() -> None:
+    # SPEC H8: a fragment's value is no gap (not read again decoded); a gap's decoding is found
+    # where the gap starts, before what the text shows after it.
+    assert prefixes('log "encrypted_content": "gAAAA-0123456789%2Babcdef" end') == [
+        (1, prefix("gAAAA-0123456789%2Babcdef"))
+    ]
+    line = f"%65ncrypted_content%3D{SECRET_2} then encrypted_content={SECRET}"
+    assert prefixes(line) == [(1, prefix(SECRET_2)), (1, prefix(SECRET))]
+
+
+def test_text_forms_decided_readings() -> None:
+    # SPEC H8: an escaped quoted value ends at a bare quote; an XML element's text is trimmed; a
+    # percent-decoding that is not UTF-8 is read with U+FFFD; padding is not checked.
+    escaped = f'msg="{{\\"encryptedContent\\": \\"{SECRET}" tail \\"x\\" more'
+    assert prefixes(escaped) == [(1, prefix(SECRET))]
+    assert prefixes(f"<encrypted_content>\v {SECRET}\f</encrypted_content>") == [
+        (1, prefix(SECRET))
+    ]
+    assert prefixes(f"q=encrypted_content%3D{SECRET.rstrip('=')}%20n%3D%E9") == [
+        (1, prefix(SECRET.rstrip("=")))
+    ]
+    encoded = base64.b64encode(f"encrypted_content={SECRET}".encode()).decode().rstrip("=")
+    assert prefixes(f"x {encoded}== y") == [(1, prefix(SECRET))]
+
+
+def test_a_line_ending_in_a_name_vertical_tab_and_colon_is_read_with_the_next() -> None:
+    assert prefixes(f'INFO "encrypted_content"\v:\f\n  "{SECRET}"') == [(2, prefix(SECRET))]
 
 
 def test_names_are_matched_by_their_normal_form() -> None:

@@ -26,6 +26,7 @@ reference fails the suite in this harness (the measurement would mean nothing).
 from __future__ import annotations
 
 import argparse
+import base64
 import dataclasses
 import hashlib
 import json
@@ -3139,7 +3140,7 @@ def m_export_no_text_forms(p: Patcher) -> None:
 
 @mutant("H8", "embedded (escaped) envelopes are not looked into")
 def m_scan_not_embedded(p: Patcher) -> None:
-    p.set(scan, "_embedded", lambda text, decodings: iter(()))
+    p.set(scan, "_embedded", lambda text, decodings, decoded: iter(()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -4058,10 +4059,10 @@ def m_file_never_read_whole(p: Patcher) -> None:
 def m_envelope_at_any_depth(p: Patcher) -> None:
     original = scan._raw_material
 
-    def raw(text: str, decodings: int) -> Iterator[scan.Material]:
+    def raw(text: str, decodings: int, decoded: list[scan.Decoded]) -> Iterator[scan.Material]:
         value = scan.parse_whole(text)
         if value is None or scan.is_envelope(value):
-            yield from original(text, decodings)
+            yield from original(text, decodings, decoded)
             return
         nested = []
         stack: list[Any] = [value]
@@ -4075,7 +4076,7 @@ def m_envelope_at_any_depth(p: Patcher) -> None:
             elif isinstance(current, scan.JArray):
                 stack.extend(current.elements)
         if not nested:
-            yield from original(text, decodings)
+            yield from original(text, decodings, decoded)
             return
         for found in nested:
             yield scan.Material(found.start, text[found.start : found.end])
@@ -4133,6 +4134,184 @@ def m_undecodable_fragment_keeps_closing_backslashes(p: Patcher) -> None:
         return found
 
     p.set(scan, "read_fragment", mutated)
+
+
+# ---------------------------------------------------------------------------------------------
+# H8 readings the Rust implementation's README left open (conformance/readings/h8-readings.yaml)
+
+
+@mutant("H8", "an escaped quoted value ends only at a quote with its own backslashes")
+def m_escaped_quoted_value_skips_bare_quote(p: Patcher) -> None:
+    def quoted_end(text: str, start: int, quote: str, backslashes: int) -> tuple[int, int]:
+        index, end, step = start, len(text), 2 * (backslashes + 1)
+        while index < end:
+            if text[index] == "\\":
+                run_start = index
+                while index < end and text[index] == "\\":
+                    index += 1
+                run = index - run_start
+                closing = run >= backslashes and (run - backslashes) % step == 0
+                if index < end and text[index] == quote and closing:
+                    return index - backslashes, index + 1
+            elif text[index] == quote and backslashes == 0:
+                return index, index + 1
+            index += 1
+        return end, end
+
+    p.set(text_forms, "quoted_end", quoted_end)
+
+
+@mutant("H8", "only 2^k - 1 backslashes open a quoted value; after others it is bare")
+def m_quoted_value_after_escape_levels_only(p: Patcher) -> None:
+    p.set(text_forms, "_OPENING_QUOTE", re.compile(r"(\\{7}|\\{3}|\\|)([\"'])"))
+
+
+@mutant("H8", "a line ends with a fragment's name and colon only before JSON whitespace")
+def m_next_line_after_json_whitespace_only(p: Patcher) -> None:
+    head = r"(\\*)\"encrypted_content\1\"[ \t\n\r]*(?::[ \t\n\r]*)?$"
+    p.set(scan, "_HEAD_AT_END", re.compile(head, re.IGNORECASE | re.ASCII))
+
+
+@mutant("H8", "an XML element's text is its value whole, spaces and line breaks included")
+def m_xml_element_text_untrimmed(p: Patcher) -> None:
+    p.set(text_forms, "XML_SPACES", "")
+
+
+@mutant("H8", "an XML element's text is trimmed of JSON whitespace only (U+000B, U+000C are text)")
+def m_xml_element_text_json_whitespace(p: Patcher) -> None:
+    p.set(text_forms, "XML_SPACES", " \t\n\r")
+
+
+def _percent_reading(errors: str) -> Apply:
+    """SPEC H8's percent-decoding, read another way: ``strict`` (a decoding that is not UTF-8 is
+    not read) or ``surrogatepass`` (a lone surrogate is its three bytes, each U+FFFD)."""
+
+    def decoded(text: str) -> str | None:
+        if "%" not in text or re.search(r"%[0-9A-Fa-f]{2}", text) is None:
+            return None
+        data = bytearray()
+        escapes = re.split(r"(%[0-9A-Fa-f]{2})", text)
+        for piece in escapes:
+            if re.fullmatch(r"%[0-9A-Fa-f]{2}", piece):
+                data.append(int(piece[1:], 16))
+            else:
+                data += piece.encode("utf-8", "surrogatepass")
+        try:
+            return data.decode("utf-8", "strict" if errors == "strict" else "replace")
+        except UnicodeDecodeError:
+            return None
+
+    return lambda p: p.everywhere(text_forms.percent_decoded, decoded)
+
+
+@mutant("H8", "a percent-decoding whose bytes are not UTF-8 is not read")
+def m_percent_decoding_strict_utf8(p: Patcher) -> None:
+    _percent_reading("strict")(p)
+
+
+@mutant("H8", "a lone surrogate is percent-decoded as its three bytes, three U+FFFD")
+def m_percent_decoding_surrogate_bytes(p: Patcher) -> None:
+    _percent_reading("surrogatepass")(p)
+
+
+def _base64_reading(*, padding: bool = False, bits: bool = False) -> Apply:
+    """SPEC H8's base64 decoding, checked strictly: its padding, or its last character's bits."""
+    original = text_forms.base64_decoded
+
+    def decoded(run: str) -> str | None:
+        body = run.rstrip("=")
+        if padding and body != run and len(run) % 4:
+            return None
+        text = original(run)
+        if bits and text is not None:
+            url_safe = "-" in body or "_" in body
+            data = text.encode("utf-8")
+            again = base64.urlsafe_b64encode(data) if url_safe else base64.b64encode(data)
+            if again.decode("ascii").rstrip("=") != body:
+                return None
+        return text
+
+    return lambda p: p.everywhere(text_forms.base64_decoded, decoded)
+
+
+@mutant("H8", "a base64 run's padding must complete its length to a multiple of 4")
+def m_base64_padding_must_fit(p: Patcher) -> None:
+    _base64_reading(padding=True)(p)
+
+
+@mutant("H8", "a base64 run's last character must have its unused bits zero")
+def m_base64_unused_bits_must_be_zero(p: Patcher) -> None:
+    _base64_reading(bits=True)(p)
+
+
+def _material_reading(*, weigh_all: bool = True, remember: bool = True) -> Apply:
+    """SPEC H8's "not reported twice", read another way: ``weigh_all=False`` reports what base64
+    runs' texts hold whatever the text showed; ``remember=False`` weighs a decoded text's finding
+    against the text's own only, so two decodings that hold one value both report it."""
+
+    def material(text: str, decodings: int = 0) -> Iterator[scan.Material]:
+        if scan.MAY_HOLD.search(text) is None:
+            return
+        decoded: list[scan.Decoded] = []
+        found = list(scan._raw_material(text, decodings, decoded))
+        yield from found
+        if decodings >= text_forms.MAX_DECODINGS:
+            return
+        seen = {each.value for each in found}
+        for each in decoded:
+            weighed = weigh_all or not _is_run_text(text, each)
+            for inner in material(each.text, decodings + 1):
+                if not weighed:
+                    yield scan.Material(each.offset, inner.value)
+                elif inner.value not in seen:
+                    if remember:
+                        seen.add(inner.value)
+                    yield scan.Material(each.offset, inner.value)
+
+    return lambda p: p.set(scan, "material", material)
+
+
+def _is_run_text(text: str, decoded: scan.Decoded) -> bool:
+    """Whether a decoded text is a base64 run's (its offset starts a run of the text)."""
+    run = text_forms.BASE64_RUN.match(text, decoded.offset)
+    return run is not None and text_forms.base64_decoded(run.group()) == decoded.text
+
+
+@mutant("H8", "what a base64 run's text holds is reported even when the text showed it")
+def m_base64_texts_not_weighed(p: Patcher) -> None:
+    _material_reading(weigh_all=False)(p)
+
+
+@mutant("H8", "a value two decodings of a text hold is reported by each")
+def m_decodings_weighed_against_the_text_only(p: Patcher) -> None:
+    _material_reading(remember=False)(p)
+
+
+@mutant("H8", "the whole text is decoded, not its gaps, and its findings stand at its start")
+def m_whole_text_decoded(p: Patcher) -> None:
+    original = scan.material
+    p.set(scan, "percent_decoded", lambda text: None)
+    p.set(scan, "references_decoded", lambda text: None)
+
+    def material(text: str, decodings: int = 0) -> Iterator[scan.Material]:
+        found = list(original(text, decodings))
+        yield from found
+        if decodings >= text_forms.MAX_DECODINGS or scan.MAY_HOLD.search(text) is None:
+            return
+        seen = {each.value for each in found}
+        for decode in (text_forms.percent_decoded, text_forms.references_decoded):
+            decoded = decode(text)
+            for inner in () if decoded is None else material(decoded, decodings + 1):
+                if inner.value not in seen:
+                    seen.add(inner.value)
+                    yield scan.Material(0, inner.value)
+
+    p.set(scan, "material", material)
+
+
+@mutant("H8", "a text's decoded findings follow its own, wherever their gap starts")
+def m_decoded_findings_after_the_texts_own(p: Patcher) -> None:
+    p.set(scan, "in_order", list)
 
 
 # ---------------------------------------------------------------------------------------------

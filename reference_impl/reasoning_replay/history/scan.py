@@ -148,6 +148,15 @@ class Material:
 
 
 @dataclass(frozen=True, slots=True)
+class Decoded:
+    """A decoded text of a text (SPEC H8): a base64 run's text, or a gap percent- or
+    HTML-decoded; ``offset`` is where it stands in the text (the run's or the gap's start)."""
+
+    offset: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class _Found:
     """A ciphertext member value already found (not to be searched as a text)."""
 
@@ -310,8 +319,10 @@ def gaps(text: str, spans: Iterable[tuple[int, int]]) -> Iterator[tuple[int, str
         yield position, text[position:]
 
 
-def _gap_material(gap: str, offset: int, decodings: int) -> Iterator[Material]:
-    """SPEC H8 text forms in a gap: ciphertext assignments, then base64 runs outside them."""
+def _gap_material(gap: str, offset: int, decoded: list[Decoded]) -> Iterator[Material]:
+    """SPEC H8 text forms in a gap: ciphertext assignments, then ciphertexts by their shape
+    outside them; the gap's decoded texts (its base64 runs' texts, then the gap percent- and
+    HTML-decoded) are added to ``decoded``, to be read after the text's own findings."""
     values: list[tuple[int, int]] = []
     for found in assignments(gap):
         if found.is_ciphertext:
@@ -322,16 +333,18 @@ def _gap_material(gap: str, offset: int, decodings: int) -> Iterator[Material]:
     for start, part in gaps(gap, values):
         for run in base64_runs(part):
             at = offset + start + run.start()
-            decoded = base64_decoded(run.group())
-            if decoded is not None:  # a run that decodes to text is that text
-                if decodings < MAX_DECODINGS:
-                    for inner in material(decoded, decodings + 1):
-                        yield Material(at, inner.value)
+            text = base64_decoded(run.group())
+            if text is not None:  # a run that decodes to text is that text
+                decoded.append(Decoded(at, text))
             elif is_ciphertext_shaped(run.group()):
                 yield Material(at, run.group())
+    for decode in (percent_decoded, references_decoded):  # SPEC H8: a gap's encoded texts
+        text = decode(gap)
+        if text is not None:
+            decoded.append(Decoded(offset, text))
 
 
-def _embedded(text: str, decodings: int) -> Iterator[Material]:
+def _embedded(text: str, decodings: int, decoded: list[Decoded]) -> Iterator[Material]:
     """Material in a text that is not one JSON value: embedded JSON, member fragments, and the
     text forms of the gaps between them."""
     spans: list[tuple[int, int]] = []
@@ -350,13 +363,13 @@ def _embedded(text: str, decodings: int) -> Iterator[Material]:
         if len(value) >= MIN_CIPHERTEXT_CHARS:
             yield Material(part.value_start, value)
     for start, gap in gaps(text, spans):
-        yield from _gap_material(gap, start, decodings)
+        yield from _gap_material(gap, start, decoded)
 
 
-def _raw_material(text: str, decodings: int) -> Iterator[Material]:
+def _raw_material(text: str, decodings: int, decoded: list[Decoded]) -> Iterator[Material]:
     value = parse_whole(text)
     if value is None:
-        yield from _embedded(text, decodings)
+        yield from _embedded(text, decodings, decoded)
     elif is_envelope(value):
         yield Material(value.start, text[value.start : value.end])
     else:
@@ -364,27 +377,27 @@ def _raw_material(text: str, decodings: int) -> Iterator[Material]:
 
 
 def material(text: str, decodings: int = 0) -> Iterator[Material]:
-    """SPEC H8: the replay material in one text (a line, a file, or a string found in one), in
-    order; then what its decodings (percent escapes, character references) hold that the text
-    itself did not show.
+    """SPEC H8: the replay material in one text (a line, a file, or a string found in one): its
+    own findings, each occurrence one; then what its decoded texts hold (its gaps' base64 runs'
+    texts, and its gaps percent- and HTML-decoded, in order), each value once and only when the
+    text itself did not show it. A decoded text's findings stand where it stands (its run's or
+    its gap's start).
 
     Yields the values found (for hashing by the caller); never call this to display them.
     """
     if MAY_HOLD.search(text) is None:
         return
-    found = list(_raw_material(text, decodings))
+    decoded: list[Decoded] = []
+    found = list(_raw_material(text, decodings, decoded))
     yield from found
     if decodings >= MAX_DECODINGS:
         return
     seen = {each.value for each in found}
-    for decode in (percent_decoded, references_decoded):
-        decoded = decode(text)
-        if decoded is None:
-            continue
-        for inner in material(decoded, decodings + 1):
-            if inner.value not in seen:
+    for each in decoded:
+        for inner in material(each.text, decodings + 1):
+            if inner.value not in seen:  # SPEC H8: not reported twice, in one text
                 seen.add(inner.value)
-                yield Material(0, inner.value)
+                yield Material(each.offset, inner.value)
 
 
 def material_in_text(text: str) -> Iterator[str]:
@@ -411,8 +424,14 @@ class ScanFinding:
 
 # SPEC H8: a line that ends with a fragment's name (and its colon) is read with the next line.
 _HEAD_AT_END: Final = re.compile(
-    r"(\\*)\"encrypted_content\1\"[ \t\n\r]*(?::[ \t\n\r]*)?$", re.IGNORECASE | re.ASCII
+    r"(\\*)\"encrypted_content\1\"[\t-\r ]*(?::[\t-\r ]*)?$", re.IGNORECASE | re.ASCII
 )
+
+
+def in_order(found: Iterable[Material]) -> list[Material]:
+    """Findings in order of appearance in their text (PROTOCOL.md, ``scan``): a finding stands
+    where its value, or the string, run or gap that holds it, starts; a stable sort."""
+    return sorted(found, key=lambda each: each.offset)
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -434,7 +453,7 @@ def scan_lines(lines: list[str], path: Path | None = None) -> Iterator[ScanFindi
         while number < len(lines) and _HEAD_AT_END.search(chunk) is not None:
             chunk += "\n" + lines[number].removesuffix("\r")
             number += 1
-        for found in material(chunk):
+        for found in in_order(material(chunk)):
             line = first + 1 + _line_of(chunk, found.offset)
             yield ScanFinding(line, sha256_prefix(found.value), path)
 
@@ -452,7 +471,7 @@ def scan_decoded(text: str, path: Path | None = None) -> Iterator[ScanFinding]:
     if whole is None:
         yield from scan_lines(text.split("\n"), path)
         return
-    for found in material(text):
+    for found in in_order(material(text)):
         yield ScanFinding(1 + _line_of(text, found.offset), sha256_prefix(found.value), path)
 
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from reasoning_replay.record.redaction import CIPHERTEXT_NORMAL_NAME, is_sensitive_name, normal_name
+from reasoning_replay.record.telemetry import utf8_bytes
 
 # SPEC H8: a base64 run is a maximal run of the base64 and base64url alphabets, with at most two
 # "=" of padding; it is delimited by any other character or by the ends of the gap.
@@ -64,6 +65,9 @@ SEPARATOR: Final = re.compile(r"[ \t]*[:=][ \t]*|[ \t]+")
 _BARE_AFTER_COLON: Final = re.compile(r"[^\n\r\"'`<>{}\[\](),;&]*")
 _BARE_AFTER_EQUALS: Final = re.compile(r"[^ \t\n\r\f\v\"'`<>{}\[\](),;&]*")
 _XML_CONTENT: Final = re.compile(r"[^<]*")
+# SPEC H8: the spaces an XML element's text is trimmed of (U+0009 to U+000D and U+0020, as
+# around a fragment's colon); a text of nothing else is blank.
+XML_SPACES: Final = "\t\n\x0b\x0c\r "
 _OPENING_QUOTE: Final = re.compile(r"(\\*)([\"'])")
 _PERCENT: Final = re.compile(r"%[0-9A-Fa-f]{2}")
 _REFERENCE: Final = re.compile(r"&(?:(quot|amp|lt|gt|apos)|#([0-9]{1,7})|#[xX]([0-9A-Fa-f]{1,6}));")
@@ -120,7 +124,11 @@ def _name_of(match: re.Match[str]) -> str:
 def quoted_end(text: str, start: int, quote: str, backslashes: int) -> tuple[int, int]:
     """The end of a value quoted by ``quote`` after ``backslashes`` backslashes (an escape level
     of SPEC H8), from ``start``: (where the value ends, the index after its closing quote). An
-    unterminated value ends at the end of the text."""
+    unterminated value ends at the end of the text.
+
+    As a fragment's (SPEC H8): the closing quote is preceded by the b backslashes plus escaped
+    pairs of the value, or by none at all, at every level (it ends the string around the value).
+    """
     index = start
     end = len(text)
     step = 2 * (backslashes + 1)
@@ -135,7 +143,7 @@ def quoted_end(text: str, start: int, quote: str, backslashes: int) -> tuple[int
             if index < end and text[index] == quote and closing:
                 return index - backslashes, index + 1
             index += 1
-        elif char == quote and backslashes == 0:
+        elif char == quote:
             return index, index + 1
         else:
             index += 1
@@ -148,8 +156,12 @@ def _value_span(gap: str, match: re.Match[str]) -> tuple[int, int, int] | None:
     if match.group("tag") is not None:
         content = _XML_CONTENT.match(gap, index)
         assert content is not None
-        blank = not content.group().strip(" \t\n\r")
-        return None if blank else (index, content.end(), content.end())
+        text = content.group()
+        trimmed = text.strip(XML_SPACES)  # SPEC H8: the element's text, trimmed; blank: none
+        if not trimmed:
+            return None
+        start = index + len(text) - len(text.lstrip(XML_SPACES))
+        return start, start + len(trimmed), content.end()
     found = SEPARATOR.match(gap, index)
     if found is None:
         return None
@@ -198,7 +210,9 @@ def base64_runs(gap: str) -> Iterator[re.Match[str]]:
 
 def base64_decoded(run: str) -> str | None:
     """SPEC H8: the UTF-8 text a base64 or base64url run of at least 16 characters decodes to,
-    or None (too short, both alphabets mixed, a length no padding explains, not UTF-8)."""
+    or None (too short, both alphabets mixed, a length no padding explains, not UTF-8). The
+    characters before the ``=`` decide: padding is optional and not checked (``QUJD=`` decodes
+    as ``QUJD`` does), nor are the unused bits of the last character."""
     if len(run) < MIN_DECODED_RUN_CHARS:
         return None
     body = run.rstrip("=")
@@ -219,21 +233,20 @@ def base64_decoded(run: str) -> str | None:
 
 
 def percent_decoded(text: str) -> str | None:
-    """SPEC H8: the text with every percent escape decoded (as UTF-8 bytes), or None when it has
-    none or the result is not UTF-8. ``+`` stays ``+`` (base64 runs hold it)."""
+    """SPEC H8: the text with every percent escape decoded, or None when it has none: the text's
+    UTF-8 (a lone surrogate as U+FFFD, SPEC §1.1) with each escape's byte in its place, read as
+    UTF-8 with U+FFFD for what is not (as a file that is not text is read). ``+`` stays ``+``
+    (base64 runs hold it)."""
     if _PERCENT.search(text) is None:
         return None
     pieces = _PERCENT.split(text)
     escapes = _PERCENT.findall(text)
     data = bytearray()
     for index, piece in enumerate(pieces):
-        data += piece.encode("utf-8", "surrogatepass")
+        data += utf8_bytes(piece)
         if index < len(escapes):
             data.append(int(escapes[index][1:], 16))
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    return data.decode("utf-8", errors="replace")
 
 
 def _reference(match: re.Match[str]) -> str:

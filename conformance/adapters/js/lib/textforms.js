@@ -22,6 +22,10 @@ const PERCENT = /%[0-9A-Fa-f]{2}/;
 const REFERENCE = /&(?:(quot|amp|lt|gt|apos)|#([0-9]{1,7})|#[xX]([0-9A-Fa-f]{1,6}));/g;
 const NAMED_REFERENCES = { quot: '"', amp: '&', lt: '<', gt: '>', apos: "'" };
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+// H8: a percent-decoding is read with U+FFFD for bytes that are not UTF-8.
+const UTF8_LOSSY = new TextDecoder('utf-8');
+// H8: the spaces an XML element's text is trimmed of: U+0009 to U+000D and U+0020.
+const XML_SPACES = /^[\t-\r ]*([^]*?)[\t-\r ]*$/;
 
 /** H8: a base64 run that is replay material by its shape alone. */
 export function isCiphertextShaped(run) {
@@ -52,7 +56,8 @@ function nameOf(m) {
   return m[3] !== undefined ? m[3] : m[4];
 }
 
-/** H8: where a value quoted at an escape level ends: [value end, index after the quote]. */
+/** H8: where a value quoted at an escape level ends, as a fragment's does: at a quote after its
+ * backslashes (plus escaped pairs), or after none at every level. [value end, index after it]. */
 export function quotedEnd(text, start, quote, backslashes) {
   let i = start;
   const end = text.length;
@@ -66,7 +71,7 @@ export function quotedEnd(text, start, quote, backslashes) {
       const closing = run >= backslashes && (run - backslashes) % step === 0;
       if (i < end && text[i] === quote && closing) return [i - backslashes, i + 1];
       i++;
-    } else if (ch === quote && backslashes === 0) return [i, i + 1];
+    } else if (ch === quote) return [i, i + 1];
     else i++;
   }
   return [end, end];
@@ -76,7 +81,10 @@ function valueSpan(gap, m) {
   let index = m.index + m[0].length;
   if (m[3] !== undefined) {
     const content = stickyMatch(XML_CONTENT, gap, index)[0];
-    return /^[ \t\n\r]*$/.test(content) ? null : [index, index + content.length, index + content.length];
+    const trimmed = XML_SPACES.exec(content)[1];
+    if (trimmed === '') return null;
+    const start = index + content.length - content.replace(/^[\t-\r ]+/, '').length;
+    return [start, start + trimmed.length, index + content.length];
   }
   const sep = stickyMatch(SEPARATOR, gap, index);
   if (sep === null) return null;
@@ -136,7 +144,8 @@ export function base64Decoded(run) {
   }
 }
 
-/** H8: the text with its percent escapes decoded as UTF-8, or null. */
+/** H8: the text with its percent escapes decoded, or null when it has none: its UTF-8 (a lone
+ * surrogate as U+FFFD) with each escape's byte in place, read with U+FFFD for what is not UTF-8. */
 export function percentDecoded(text) {
   if (!PERCENT.test(text)) return null;
   const encoder = new TextEncoder();
@@ -153,11 +162,7 @@ export function percentDecoded(text) {
       i += ch.length;
     }
   }
-  try {
-    return UTF8.decode(Uint8Array.from(bytes));
-  } catch {
-    return null;
-  }
+  return UTF8_LOSSY.decode(Uint8Array.from(bytes));
 }
 
 /** H8: the text with its HTML character references decoded, or null when it has none. */

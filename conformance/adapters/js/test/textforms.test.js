@@ -34,3 +34,11 @@ test('H8 decodings: base64, percent escapes and character references are read de
   assert.equal(redactText('p=' + Buffer.from(`{"api_key":"${KEY}"}`).toString('base64')), 'p=[redacted]');
   assert.match(redactText(encodeURIComponent(`{"api_key":"${KEY}"}`)), /^\{"redacted":"text"/);
 });
+
+test('H8 decided readings: bare quotes end escaped values, XML text is trimmed, percent bytes that are not UTF-8', () => {
+  assert.equal(redactText('cfg="{\\"api_key\\": \\"sk-1" plus \\"n\\"'), 'cfg="{\\"api_key\\": \\"[redacted]" plus \\"n\\"');
+  assert.equal(redactText('api_key: \\\\"sk-1\\\\" tail'), 'api_key: \\\\"[redacted]\\\\" tail');
+  assert.equal(redactText('<api_key>\n  sk-1\n</api_key><token>\v</token>'), '<api_key>\n  [redacted]\n</api_key><token>\v</token>');
+  assert.equal(percentDecoded('a%E9b'), 'a\ufffdb');
+  assert.equal(percentDecoded('%41\ud800'), 'A\ufffd');
+});

@@ -228,13 +228,18 @@ fn text_findings(t: &[u8], anchor: Option<usize>, depth: usize, shown: &HashSet<
             }
         }
     }
-    // What decoded texts hold, at most 4 decodings deep, less what was already shown.
+    // What decoded texts hold, at most 4 decodings deep: each value once, and not when the text
+    // itself (or a text it was decoded from) showed it.
     if depth < MAX_DECODINGS && !decoded.is_empty() {
         let mut seen = shown.clone();
         seen.extend(direct.iter().map(|f| f.digest.clone()));
         for (pos, text) in decoded {
             let inner = text_findings(text.as_bytes(), Some(at(pos)), depth + 1, &seen);
-            direct.extend(inner.into_iter().filter(|f| !seen.contains(&f.digest)));
+            for f in inner {
+                if seen.insert(f.digest.clone()) {
+                    direct.push(f);
+                }
+            }
         }
     }
     direct

@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use crate::json::{unescape_body, WStr};
 use crate::redaction::{is_sensitive, normal_form};
-use crate::textscan::{backslashes_before, quote_level};
+use crate::textscan::{backslashes_before, is_colon_space};
 
 /// H8: decoded texts are read again at most this many decodings deep.
 pub const MAX_DECODINGS: usize = 4;
@@ -188,17 +188,21 @@ fn separator(t: &[u8], p: usize, form: NameForm) -> Option<(usize, bool)> {
 /// The value starting at `v`: its span (between its quotes when quoted) and where the search
 /// goes on after it.
 fn value_at(t: &[u8], v: usize, colon: bool) -> (Range<usize>, usize) {
-    // Quoted when a quote follows, after 2^k − 1 backslashes (escape level k): it ends as a
-    // fragment's does, at the next quote of the same character and level.
+    // Quoted when a quote follows, after any number b of backslashes (b = 2^k − 1 at escape
+    // level k): it ends as a fragment's does, at the next quote of the same character preceded
+    // by a run of r backslashes with r − b a multiple of 2(b + 1) (its b, and escaped pairs of
+    // the value), or by none, which ends the string around it at every level.
     let slashes = t[v..].iter().take_while(|&&c| c == b'\\').count();
     if let Some(&q) = t.get(v + slashes) {
-        if is_quote(q) && (slashes + 1).is_power_of_two() {
-            let level = quote_level(slashes);
+        if is_quote(q) {
             let body_start = v + slashes + 1;
-            let close = (body_start..t.len())
-                .find(|&j| t[j] == q && quote_level(backslashes_before(t, j, body_start)) == level);
+            let closes = |r: usize| r == 0 || (r >= slashes && (r - slashes) % (2 * (slashes + 1)) == 0);
+            let close = (body_start..t.len()).find(|&j| t[j] == q && closes(backslashes_before(t, j, body_start)));
             return match close {
-                Some(j) => (body_start..j - slashes, j + 1),
+                Some(j) => {
+                    let r = backslashes_before(t, j, body_start);
+                    (body_start..j - if r == 0 { 0 } else { slashes }, j + 1)
+                }
                 None => (body_start..t.len(), t.len()),
             };
         }
@@ -211,11 +215,14 @@ fn value_at(t: &[u8], v: usize, colon: bool) -> (Range<usize>, usize) {
     (v..trimmed, end)
 }
 
-/// The element text of an XML element whose start tag ends at `p`: up to the next `<`, unless
-/// blank.
-fn element_text(t: &[u8], p: usize) -> Option<Range<usize>> {
+/// The element text of an XML element whose start tag ends at `p`: up to the next `<`, trimmed
+/// of spaces (U+0009 to U+000D, U+0020), unless nothing else is left; and where the search goes
+/// on after it (the `<`).
+fn element_text(t: &[u8], p: usize) -> Option<(Range<usize>, usize)> {
     let end = p + t[p..].iter().position(|&c| c == b'<').unwrap_or(t.len() - p);
-    t[p..end].iter().any(|c| !c.is_ascii_whitespace()).then_some(p..end)
+    let start = p + t[p..end].iter().position(|&c| !is_colon_space(c))?;
+    let last = p + t[p..end].iter().rposition(|&c| !is_colon_space(c))?;
+    Some((start..last + 1, end))
 }
 
 /// H8 rule 1: the search for assignments, left to right: a name that is not sensitive, or is a
@@ -243,11 +250,7 @@ fn sensitive_assignment_at(t: &[u8], i: usize) -> Option<(Assignment, usize)> {
         return None;
     }
     let (value, next) = match name.form {
-        NameForm::XmlTag => {
-            let v = element_text(t, name.end)?;
-            let end = v.end;
-            (v, end)
-        }
+        NameForm::XmlTag => element_text(t, name.end)?,
         NameForm::Plain { .. } => {
             let (v, colon) = separator(t, name.end, name.form)?;
             value_at(t, v, colon)
@@ -343,7 +346,8 @@ fn hex_value(c: u8) -> Option<u8> {
 }
 
 /// H8 rule 3: a text holding a percent escape (`%` and two hexadecimal digits), percent-decoded
-/// as UTF-8 bytes (`+` kept); `None` when it holds none.
+/// (`+` kept): the text's UTF-8 (a lone surrogate as U+FFFD, §1.1) with each escape's byte in its
+/// place, read as UTF-8 with U+FFFD for what is not; `None` when it holds none.
 pub fn percent_decoded(t: &[u8]) -> Option<WStr> {
     let escape_at = |i: usize| -> Option<u8> {
         if t[i] != b'%' {
@@ -360,6 +364,11 @@ pub fn percent_decoded(t: &[u8]) -> Option<WStr> {
         match escape_at(i) {
             Some(b) => {
                 out.push(b);
+                i += 3;
+            }
+            // A lone surrogate (WTF-8: 0xED then 0xA0 to 0xBF) is U+FFFD in the text's UTF-8.
+            None if t[i] == 0xED && t.get(i + 1).is_some_and(|&c| c >= 0xA0) => {
+                out.extend_from_slice("\u{FFFD}".as_bytes());
                 i += 3;
             }
             None => {
@@ -488,6 +497,27 @@ mod tests {
         // A 64-hex digest is no ciphertext; runs inside a sensitive value are not read.
         assert!(read_gap("0123456789abcdef".repeat(4).as_bytes()).runs.iter().all(|r| r.kind != RunKind::Ciphertext));
         assert!(read_gap(format!("encrypted_content: {fernet}").as_bytes()).runs.is_empty());
+    }
+
+    #[test]
+    fn h8_quoted_values_end_as_fragments_do() {
+        // A quote with no backslash ends an escaped value at every level.
+        assert_eq!(values(r#"cfg="{\"api_key\": \"sk-1" plus \"n\""#), pairs(&[("api_key", "sk-1")]));
+        // Any number of backslashes opens a quoted value; it ends after as many (plus pairs).
+        assert_eq!(values(r#"api_key: \\"sk-1\\" tail"#), pairs(&[("api_key", "sk-1")]));
+    }
+
+    #[test]
+    fn h8_xml_element_text_is_trimmed_of_spaces() {
+        assert_eq!(values("<api_key>\n  sk-1 \u{b}</api_key>"), pairs(&[("api_key", "sk-1")]));
+        assert!(values("<token>\u{b}\u{c}</token>").is_empty(), "spaces only are blank");
+    }
+
+    #[test]
+    fn h8_percent_decoding_reads_what_is_not_utf8_as_u_fffd() {
+        assert_eq!(percent_decoded(b"a%E9b"), Some(WStr::from("a\u{FFFD}b")));
+        // A lone surrogate (WTF-8) is one U+FFFD, as in the text's UTF-8.
+        assert_eq!(percent_decoded(b"%41\xED\xA0\x80"), Some(WStr::from("A\u{FFFD}")));
     }
 
     #[test]
