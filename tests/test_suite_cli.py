@@ -14,7 +14,16 @@ from typing import Any
 
 import pytest
 from fakes.fake_dispatch import fake_dispatch
-from fakes.suite_fixture import case, fake_cmd, kill_logged, logged_pids, running, write_suite
+from fakes.suite_fixture import (
+    case,
+    fake_cmd,
+    kill_logged,
+    logged_pids,
+    running,
+    sigint_ignored,
+    start_runner,
+    write_suite,
+)
 from reasoning_replay.cli.main import main
 from reasoning_replay.suite import inprocess, schemas
 
@@ -277,7 +286,8 @@ def test_sigterm_stops_the_run_and_every_adapter_process_as_ctrl_c_does(
     argv = [sys.executable, "-m", "reasoning_replay.cli.main", "run", "--vectors", v]
     argv += ["--impl", fake_cmd(*flags), "--timeout", "600", "--no-progress"]
     argv += ["--oneshot"] if oneshot else []
-    runner = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with sigint_ignored():  # as in a test run under nohup: the runner must not inherit that
+        runner = start_runner(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         # wait until the adapter handling c/hang has started (one-shot: the probe, c/ok, c/hang)
         want = 3 if oneshot else 1
@@ -295,6 +305,37 @@ def test_sigterm_stops_the_run_and_every_adapter_process_as_ctrl_c_does(
     assert runner.returncode == 128 + signum
     assert f"interrupted by {signum.name}".encode() in err
     assert len(logged_pids(log)) == 2 * want
+    assert survivors == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_sigint_ignored_when_the_run_starts_stays_ignored_and_sigterm_still_stops_it(
+    tmp_path: Path,
+) -> None:
+    """Under nohup or in a shell's background job, SIGINT is ignored from the start, and the run
+    leaves it so (Ctrl-C at another terminal is not meant for it); SIGTERM still stops it and
+    every adapter process. SIGINT goes first: had it been taken, its status would be the run's."""
+    log = tmp_path / "pids.log"
+    v = vectors(tmp_path, case("c/ok"), case("c/hang"))
+    argv = [sys.executable, "-m", "reasoning_replay.cli.main", "run", "--vectors", v]
+    argv += ["--impl", fake_cmd("--grandchild", str(log)), "--timeout", "600", "--no-progress"]
+    with sigint_ignored():
+        runner = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        for _ in range(600):  # the runner has started the adapter: its handlers are set
+            if len(logged_pids(log)) >= 2:
+                break
+            time.sleep(0.05)
+        runner.send_signal(signal.SIGINT)
+        runner.send_signal(signal.SIGTERM)
+        _, err = runner.communicate(timeout=30)
+    finally:
+        runner.kill()
+        survivors = [p for p in logged_pids(log) if running(p)]
+        kill_logged(log)
+    assert runner.returncode == 128 + signal.SIGTERM
+    assert b"interrupted by SIGTERM" in err and b"SIGINT" not in err
+    assert len(logged_pids(log)) == 2
     assert survivors == []
 
 

@@ -10,7 +10,6 @@ the adapter, the sleeper and the adapter's parent (the runner's supervisor) are 
 
 from __future__ import annotations
 
-import functools
 import os
 import signal
 import subprocess
@@ -21,7 +20,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes.suite_fixture import case, fake_argv, fake_cmd, running, write_suite
+from fakes.suite_fixture import (
+    case,
+    fake_argv,
+    fake_cmd,
+    running,
+    sigint_ignored,
+    start_runner,
+    write_suite,
+)
 from reasoning_replay.suite.adapter_process import OneShotAdapter, PersistentAdapter
 from reasoning_replay.suite.outcomes import Outcome
 from reasoning_replay.suite.runner import run_cases
@@ -111,12 +118,10 @@ def _runner(
     argv += ["--no-progress"] if command == "run" else []
     argv += ["--vectors", str(conf / "vectors"), "--impl", fake_cmd(*flags), "--timeout", "600"]
     argv += ["--oneshot"] if oneshot else []
-    # SIGINT as a terminal gives it, even where this test runs with SIGINT ignored (a shell's
-    # background job): an ignored disposition is inherited, and Python then keeps it.
-    restore = functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL)
-    with (tmp_path / "runner.err").open("wb") as err:
-        null = subprocess.DEVNULL
-        return subprocess.Popen(argv, stdout=null, stderr=err, preexec_fn=restore)  # noqa: PLW1509
+    # Started as from a terminal even where the tests run with SIGINT ignored (nohup); ignoring
+    # it here makes every run of these tests meet that case.
+    with (tmp_path / "runner.err").open("wb") as err, sigint_ignored():
+        return start_runner(argv, stdout=subprocess.DEVNULL, stderr=err)
 
 
 # When the signal comes: while the adapter handles the hanging case, or while the runner still

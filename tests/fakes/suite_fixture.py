@@ -6,10 +6,14 @@ the real SPEC.md.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import shlex
 import signal
+import subprocess
 import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +136,24 @@ def kill_logged(log: Path) -> None:
     for pid in logged_pids(log):
         if running(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def start_runner(argv: Sequence[str], **popen: Any) -> subprocess.Popen[bytes]:
+    """``argv`` (a runner a test stops with a signal) started as from a terminal: with SIGINT's
+    default disposition, even where the tests run with SIGINT ignored (under nohup, or as a
+    shell's background job without job control). An ignored SIGINT is inherited through fork and
+    exec, and the runner keeps it ignored, as it must (``reasoning_replay.cli.main``): its Ctrl-C
+    would then do nothing."""
+    restore = functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL)
+    return subprocess.Popen(list(argv), preexec_fn=restore, **popen)  # noqa: PLW1509
+
+
+@contextlib.contextmanager
+def sigint_ignored() -> Iterator[None]:
+    """This process ignores SIGINT meanwhile, as a whole test run does under nohup or in a
+    shell's background job: what it starts meanwhile inherits that."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
