@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("aiohttp", reason="aiohttp is not importable: pip install '.[test]'")
+pytest.importorskip("aiohttp", reason="aiohttp is not importable: pip install '.[sdk]'")
 
 from reasoning_replay.operations import dispatch
 from responses_server import (

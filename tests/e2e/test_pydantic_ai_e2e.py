@@ -20,6 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+pytest.importorskip("aiohttp", reason="aiohttp is not importable: pip install '.[sdk]'")
+
 from reasoning_replay.operations import dispatch
 from responses_server import (
     ResponsesServer,
