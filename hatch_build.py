@@ -26,8 +26,11 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 PACKAGE_SOURCE = Path("reference_impl", "reasoning_replay")
-MODULES = ("reasoning_replay._canonical", "reasoning_replay._strict")
-HEADERS = (PACKAGE_SOURCE / "_json_strings.h",)
+MODULES = ("reasoning_replay._canonical", "reasoning_replay._strict", "reasoning_replay._history")
+HEADERS = tuple(
+    PACKAGE_SOURCE / name
+    for name in ("_json_strings.h", "_json_values.h", "_envelope_literals.h")
+)
 
 
 def source_of(module: str) -> Path:

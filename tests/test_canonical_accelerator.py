@@ -35,7 +35,7 @@ from reasoning_replay.record._fast import general
 from reasoning_replay.record.read import read_block
 from reasoning_replay.record.writer import canonical_json
 from reasoning_replay.suite.vectors import load_vector_dirs
-from support import CHARACTER_EDITS, bytes_changed, character_edit
+from support import CHARACTER_EDITS, bytes_changed, character_edit, spelled
 
 canonical: ModuleType | None
 try:
@@ -144,35 +144,6 @@ def canonical_texts(draw: st.DrawFn) -> str:
         draw(ciphertexts),
         content,
     )
-
-
-SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "/": "\\/", "\b": "\\b", "\f": "\\f", "\n": "\\n",
-                 "\r": "\\r", "\t": "\\t"}  # fmt: skip
-
-
-@st.composite
-def spelled(draw: st.DrawFn, value: str, quote_escape: bool = True) -> str:
-    """A JSON string literal of ``value`` spelled any way JSON allows (RFC 8259 §7): each
-    character raw where it may be, or as its short escape, or as \\uXXXX in either case, an
-    astral one as an escaped surrogate pair; a quote not as \\" if not ``quote_escape`` (the
-    Python path's ciphertext limit)."""
-    out = ['"']
-    for char in value:
-        units = utf16_units(char)
-        ways = ["".join(f"\\u{unit:04x}" for unit in units)]
-        ways.append("".join(f"\\u{unit:04X}" for unit in units))
-        if char in SHORT_ESCAPES and (quote_escape or char != '"'):
-            ways.append(SHORT_ESCAPES[char])
-        if char >= " " and char not in '"\\':
-            ways.extend([char] * 4)  # mostly raw, as writers write it
-        out.append(draw(st.sampled_from(ways)))
-    out.append('"')
-    return "".join(out)
-
-
-def utf16_units(char: str) -> list[int]:
-    data = char.encode("utf-16-be")
-    return [int.from_bytes(data[at : at + 2], "big") for at in range(0, len(data), 2)]
 
 
 @st.composite
@@ -472,17 +443,28 @@ def both_forms(text: str | bytes) -> list[str | bytes]:
         return [text]
 
 
+STRICT_READ_ENVELOPE = general._envelope_accelerator
+
+
 def read_with(
     accelerator: Callable[[str | bytes], Fields | None] | None,
     strict_accelerator: Callable[[str | bytes], Any] | None,
     text: str | bytes,
 ) -> ReadResult:
-    saved = canonical_path._accelerator, general._accelerator
+    """The fast reader with these accelerators; ``_strict``'s envelope reader goes with its
+    parser (both are of ``_strict``), on or off."""
+    saved = canonical_path._accelerator, general._accelerator, general._envelope_accelerator
+    read_envelope = None if strict_accelerator is None else STRICT_READ_ENVELOPE
     canonical_path._accelerator, general._accelerator = accelerator, strict_accelerator
+    general._envelope_accelerator = read_envelope
     try:
         return general.read(text)
     finally:
-        canonical_path._accelerator, general._accelerator = saved
+        (
+            canonical_path._accelerator,
+            general._accelerator,
+            general._envelope_accelerator,
+        ) = saved
 
 
 def verdicts_with_and_without(text: str | bytes) -> list[ReadResult]:

@@ -1,10 +1,11 @@
 /*
- * _json_strings.h: JSON string literals (RFC 8259 §7) read in C, for the reader's accelerators.
+ * _json_strings.h: JSON string literals (RFC 8259 §7) read in C, for the accelerators of the
+ * reader and of history files.
  *
- * Shared by _canonical.c and _strict.c, each of which includes it once (every function here is
- * static). A text is read as it is stored: a str's characters at one, two or four bytes each,
- * without transcoding, or a bytes object's bytes, whose literals are decoded as UTF-8 by
- * CPython's strict decoder. A literal is refused for what SPEC §3 E4 refuses in a string: a raw
+ * Shared by _canonical.c, _strict.c and _history.c, each of which includes it once (every
+ * function here is static). A text is read as it is stored: a str's characters at one, two or
+ * four bytes each, without transcoding, or a bytes object's bytes, whose literals are decoded as
+ * UTF-8 by CPython's strict decoder. A literal is refused for what SPEC §3 E4 refuses in a string: a raw
  * control character, a bad escape, a surrogate, raw or escaped alone (SPEC §3 E6 steps 2 and 4),
  * and, for bytes, invalid UTF-8.
  */
@@ -58,6 +59,21 @@ starts_with(const Text *t, Py_ssize_t i, const char *s, Py_ssize_t n)
 }
 
 #define STARTS_WITH(t, i, piece) starts_with((t), (i), (piece), LENGTH(piece))
+
+/* RFC 8259 §2: the first index from `i` that is not insignificant whitespace (space, tab, line
+ * feed, carriage return), or the length. */
+static inline Py_ssize_t
+whitespace_end(const Text *t, Py_ssize_t i)
+{
+    while (i < t->length) {
+        Py_UCS4 c = char_at(t, i);
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            break;
+        }
+        i++;
+    }
+    return i;
+}
 
 /* --- scanning a literal ------------------------------------------------------------------- */
 
@@ -503,6 +519,12 @@ string_value(const Text *t, const Literal *literal)
     }
     return str_value(t, literal->from, literal->to, literal->length, literal->bits);
 }
+
+/* --- how reading a text went --------------------------------------------------------------- */
+
+/* How a step of reading ended: the text has what is read (FOUND), departs from it (REFUSED), or
+ * memory ran out (FAILED, an exception set). */
+typedef enum { FAILED = -1, REFUSED = 0, FOUND = 1 } Step;
 
 /* --- the module around it ------------------------------------------------------------------ */
 

@@ -6,26 +6,30 @@ lenient about every other member, which it ignores. It never raises on data: a f
 UTF-8 is ``history_unreadable``, one that is not JSON or not of that shape ``history_malformed``
 (SPEC H3, E4.2 applied to files).
 
-Two readings with one verdict, as in the reader. The fast one decodes the file in C (msgspec)
-straight into the shape of H1, members and types checked as it goes; it accepts a file only
-when msgspec does, which refuses bad UTF-8, a byte-order mark, ``NaN``/``Infinity``, trailing
-data and escaped lone surrogates, and only when every member is one fast-agent writes. Any file
-it does not accept is read again the exhaustive way: :mod:`json` (which accepts escaped
+Three readings with one verdict, as in the reader. The fastest, :mod:`reasoning_replay._history`
+(C, where built), reads the file in one pass and makes only what a message's role, channels and
+provider hold, passing over (and checking) everything else; the next decodes the file in C
+(msgspec) straight into the shape of H1, members and types checked as it goes. Each accepts a
+file only when it reads it whole: they refuse bad UTF-8, a byte-order mark, ``NaN``/``Infinity``,
+trailing data and escaped lone surrogates, and msgspec every member fast-agent does not write.
+Any file neither accepts is read again the exhaustive way: :mod:`json` (which accepts escaped
 lone surrogates: the block that holds one gets its own verdict from the reader,
 ``json_invalid_unicode``), then the shape checked member by member. The exhaustive reading
-decides every file the fast one refuses, so both agree by construction.
+decides every file the fast ones refuse, and tests/test_history_accelerator.py and
+tools/fuzz.py compare the C reading with it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias, cast
 
 import msgspec
 
+from reasoning_replay._accelerators import load_accelerator
 from reasoning_replay.diagnostics import Code
 from reasoning_replay.record.history import HistoryMessage
 from reasoning_replay.record.jsontext import parse_json_int
@@ -106,7 +110,13 @@ def parse_json_file(data: str | bytes) -> object | HistoryFileProblem:
         value: object = _DECODER.decode(data)
         return value
     except (msgspec.DecodeError, RecursionError, UnicodeEncodeError):
-        pass  # decided below, by the slower reading
+        pass  # decided by the slower reading
+    return parse_json_file_exhaustively(data)
+
+
+def parse_json_file_exhaustively(data: str | bytes) -> object | HistoryFileProblem:
+    """:func:`parse_json_file` by Python's :mod:`json` alone: the reading that decides every
+    file, and the one the C reading is compared with (tests/test_history_accelerator.py)."""
     if isinstance(data, bytes):
         try:
             chars = data.decode("utf-8")
@@ -125,7 +135,7 @@ def parse_json_file(data: str | bytes) -> object | HistoryFileProblem:
     if chars.startswith("\ufeff"):
         return _malformed("not JSON: the text starts with a byte-order mark")
     try:
-        value = json.loads(chars, parse_constant=_refuse_constant, parse_int=parse_json_int)
+        value: object = json.loads(chars, parse_constant=_refuse_constant, parse_int=parse_json_int)
     except json.JSONDecodeError as error:
         return _malformed(f"not JSON: {error.msg} at line {error.lineno} column {error.colno}")
     except _NonJsonToken:
@@ -227,17 +237,48 @@ def _read_fast(data: str | bytes) -> list[MessageChannels] | None:
     ]
 
 
-def read_message_channels(data: str | bytes) -> list[MessageChannels] | HistoryFileProblem:
+# _history.c's read_history: the messages of a file it reads whole, or None to read it otherwise.
+# Looked up at every call, so that tests can compare the readings.
+_accelerator = cast(
+    "Callable[[str | bytes, Mapping[str, list[Any]], str | None], list[MessageChannels] | None]"
+    " | None",
+    load_accelerator("_history", "read_history"),
+)
+
+
+def read_message_channels(
+    data: str | bytes, *, stored_texts: str | None = None
+) -> list[MessageChannels] | HistoryFileProblem:
     """SPEC H1: each message's role, channels and recorded provider (SPEC P4), in order, or why
     the file is not a history.
 
     The reading of :func:`parse_history_file`, without building a :class:`HistoryMessage` per
     message: what a validator, which reads every message of every file, needs and no more.
+    ``stored_texts`` names a channel whose text blocks may keep their texts as the UTF-8 bytes
+    the file stores them as (the C reading does so for a file given as bytes): for a channel
+    whose texts go to the reader, which reads a block's bytes as it reads its characters (SPEC
+    E6), sooner.
     """
+    accelerator = _accelerator
+    if accelerator is not None:
+        messages = accelerator(data, _NO_CHANNELS, stored_texts)
+        if messages is not None:
+            return messages
     fast = _read_fast(data)
     if fast is not None:
         return fast
     value = parse_json_file(data)
+    if isinstance(value, HistoryFileProblem):
+        return value
+    return _channels_from_value(value)
+
+
+def read_message_channels_exhaustively(
+    data: str | bytes,
+) -> list[MessageChannels] | HistoryFileProblem:
+    """:func:`read_message_channels` by Python's :mod:`json` alone, the reading that decides
+    every file: what the faster readings must give wherever they read a file."""
+    value = parse_json_file_exhaustively(data)
     if isinstance(value, HistoryFileProblem):
         return value
     return _channels_from_value(value)
