@@ -346,6 +346,20 @@ def test_a_character_is_seen_wherever_it_falls_in_a_long_run(
 
 
 @needs_accelerator
+@pytest.mark.parametrize("wide", ["é", "数", "😀"], ids=["latin1", "ucs2", "ucs4"])
+@pytest.mark.parametrize("gap", [0, 1, 7, 8, 15, 16, 17])
+def test_a_wide_character_just_before_the_end_of_a_run_widens_the_string(
+    wide: str, gap: int
+) -> None:
+    """A run ends inside a block of 16 bytes (an escape here): the characters of the block
+    before it are the run's, and a wide one among them decides the string's kind."""
+    for at in range(40):
+        value = "a" * at + wide + "b" * gap + "\n" + "c" * 20
+        text = envelope_text("rs_1", [value], "c", [value])
+        assert assert_agree(text) == ("rs_1", (value,), "c", (value,))
+
+
+@needs_accelerator
 @PROPERTY_SETTINGS
 @given(text=canonical_texts())
 def test_every_canonical_text_is_read_alike(text: str) -> None:

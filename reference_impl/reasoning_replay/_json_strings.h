@@ -91,11 +91,29 @@ whitespace_end(const Text *t, Py_ssize_t i)
  * tells the kind a string of them needs (see max_char).
  *
  * Most of a text is the long ciphertext, one plain run, so with SSE2 (every x86-64) runs are
- * tested 16 bytes at a time; the last characters, and other machines, go one at a time.
+ * tested 16 bytes at a time, and the block that ends one says where (the first bit of its mask):
+ * short runs, between the escapes of a text written with many, cost a block each too. The last
+ * characters, and other machines, go one at a time.
  */
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
 #define HAVE_SSE2 1
+
+/* The index of the lowest set bit of a mask that has one. */
+static inline int
+lowest_bit(unsigned mask)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctz(mask);
+#else
+    int k = 0;
+    while (!(mask & 1u)) {
+        mask >>= 1;
+        k++;
+    }
+    return k;
+#endif
+}
 #endif
 
 static Py_ssize_t
@@ -111,13 +129,20 @@ span_ucs1(const Py_UCS1 *s, Py_ssize_t i, Py_ssize_t n, Py_UCS4 *bits)
         __m128i stop = _mm_or_si128(_mm_cmpeq_epi8(c, quote), _mm_cmpeq_epi8(c, backslash));
         /* min(c, 0x1F) == c: c is a control character */
         stop = _mm_or_si128(stop, _mm_cmpeq_epi8(_mm_min_epu8(c, last_control), c));
-        if (_mm_movemask_epi8(stop)) {
+        unsigned found = (unsigned)_mm_movemask_epi8(stop);
+        if (found) {
+            int before = lowest_bit(found); /* the run's characters in this block */
+            if ((unsigned)_mm_movemask_epi8(c) & ((1u << before) - 1)) {
+                seen = 0x80;
+            }
+            i += before;
+            n = i; /* the run ends here: the loop below has nothing left to pass over */
             break;
         }
         block_seen = _mm_or_si128(block_seen, c);
     }
     if (_mm_movemask_epi8(block_seen)) { /* a byte from 0x80 up */
-        seen = 0x80;
+        seen |= 0x80;
     }
 #endif
     for (; i < n && !ENDS_RUN(s[i]); i++) {
@@ -144,7 +169,14 @@ span_ucs2(const Py_UCS2 *s, Py_ssize_t i, Py_ssize_t n, Py_UCS4 *bits)
         stop = _mm_or_si128(stop, _mm_cmpeq_epi16(_mm_subs_epu16(c, last_control), zero));
         stop = _mm_or_si128(stop,
                             _mm_cmpeq_epi16(_mm_and_si128(c, surrogate_bits), surrogate));
-        if (_mm_movemask_epi8(stop)) {
+        unsigned found = (unsigned)_mm_movemask_epi8(stop);
+        if (found) {
+            int before = lowest_bit(found) / 2; /* two mask bits a character */
+            for (int k = 0; k < before; k++) {
+                seen |= s[i + k];
+            }
+            i += before;
+            n = i; /* the run ends here */
             break;
         }
         block_seen = _mm_or_si128(block_seen, c);
@@ -152,7 +184,7 @@ span_ucs2(const Py_UCS2 *s, Py_ssize_t i, Py_ssize_t n, Py_UCS4 *bits)
     block_seen = _mm_or_si128(block_seen, _mm_srli_si128(block_seen, 8));
     block_seen = _mm_or_si128(block_seen, _mm_srli_si128(block_seen, 4));
     block_seen = _mm_or_si128(block_seen, _mm_srli_si128(block_seen, 2));
-    seen = (Py_UCS4)_mm_extract_epi16(block_seen, 0);
+    seen |= (Py_UCS4)_mm_extract_epi16(block_seen, 0);
 #endif
     for (; i < n && !ENDS_RUN(s[i]); i++) {
         seen |= s[i];
@@ -456,7 +488,7 @@ bytes_value(const Text *t, Py_ssize_t from, Py_ssize_t to, int escaped, Py_UCS4 
 /* A string literal that scan_string found valid. */
 typedef struct {
     Py_ssize_t from, to; /* its characters, between its quotes */
-    Py_ssize_t length;   /* characters in its value (str only: bytes are decoded as UTF-8) */
+    Py_ssize_t length;   /* characters in its value (for bytes, only when all ASCII as written) */
     Py_UCS4 raw_bits;    /* the OR of its characters as written */
     Py_UCS4 bits;        /* the OR of its characters, raw and escaped */
     int escaped;         /* whether it has an escape */
@@ -514,7 +546,10 @@ scan_string(const Text *t, Py_ssize_t *at, Literal *literal)
 static PyObject *
 string_value(const Text *t, const Literal *literal)
 {
-    if (t->utf8) {
+    /* Bytes that are all ASCII as written are one character each, as a str's are: the string
+     * is made straight from them, escapes decoded, with no UTF-8 between (what a writer that
+     * escapes every other character, as json.dumps does by default, stores). */
+    if (t->utf8 && literal->raw_bits >= 0x80) {
         return bytes_value(t, literal->from, literal->to, literal->escaped, literal->bits);
     }
     return str_value(t, literal->from, literal->to, literal->length, literal->bits);
