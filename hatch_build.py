@@ -28,8 +28,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 PACKAGE_SOURCE = Path("reference_impl", "reasoning_replay")
 MODULES = ("reasoning_replay._canonical", "reasoning_replay._strict", "reasoning_replay._history")
 HEADERS = tuple(
-    PACKAGE_SOURCE / name
-    for name in ("_json_strings.h", "_json_values.h", "_envelope_literals.h")
+    PACKAGE_SOURCE / name for name in ("_json_strings.h", "_json_values.h", "_envelope_literals.h")
 )
 
 

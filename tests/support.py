@@ -80,6 +80,19 @@ def history_of_blocks(*blocks: str) -> str:
     return json.dumps({"messages": messages})
 
 
+def validate_report_records(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The report of ``conformance validate --format json`` (one document) as a flat list, in
+    report order: each file's findings (``"type": "finding"``), then the file
+    (``"type": "file"``), and the summary last (``"type": "summary"``)."""
+    records: list[dict[str, Any]] = []
+    for entry in document["files"]:
+        records += [{"type": "finding", **finding} for finding in entry["findings"]]
+        file_record = {k: v for k, v in entry.items() if k != "findings"}
+        records.append({"type": "file", **file_record, "findings": len(entry["findings"])})
+    records.append({"type": "summary", **document["summary"]})
+    return records
+
+
 # --- a string spelled every way JSON allows ------------------------------------------------------
 
 SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "/": "\\/", "\b": "\\b", "\f": "\\f", "\n": "\\n",

@@ -137,3 +137,24 @@ def test_severities_are_the_reference_validators() -> None:
 
 def test_registry_version_is_its_schema_ids() -> None:
     assert DIAGNOSTIC_CODES_SCHEMA_ID.endswith(f".v{registry()['version']}")
+
+
+def test_validate_report_schema_pairs_each_code_with_its_registry_severity() -> None:
+    """conformance/schemas/validate-report.schema.json lists the codes of each severity; they
+    must be the registry's, plus the permission codes as warnings (SPEC H3 lets a user lower
+    them), so that a validator's JSON report is checked against SPEC H3 and nothing else."""
+    schema = json.loads(
+        (REPO / "conformance/schemas/validate-report.schema.json").read_text(encoding="utf-8")
+    )
+    listed = {
+        branch["properties"]["severity"]["const"]: set(branch["properties"]["code"]["enum"])
+        for branch in schema["$defs"]["finding"]["oneOf"]
+    }
+    lowerable = {"file_mode_too_open", "directory_mode_too_open"}
+    expected: dict[str, set[str]] = {}
+    for entry in entries():
+        if "severity" in entry:
+            expected.setdefault(entry["severity"], set()).add(entry["code"])
+    expected.setdefault("warning", set()).update(lowerable)
+
+    assert listed == expected

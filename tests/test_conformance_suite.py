@@ -44,6 +44,30 @@ def test_javascript_implementation_passes_every_vector(capsys: pytest.CaptureFix
     assert conformance(["run", "--no-progress", "--impl", command]) == 0, capsys.readouterr().out
 
 
+def _items_form_run(command: str, capsys: pytest.CaptureFixture[str]) -> str:
+    """A run judging ``command`` as an implementation that reads only the items form (SPEC CL4):
+    it exits 0, and its summary line is returned."""
+    argv = ["run", "--no-progress", "--impl", command, "--history-format", "items"]
+    status = conformance(argv)
+    out = capsys.readouterr().out
+    assert status == 0, out
+    return out.rstrip().splitlines()[-1]
+
+
+def test_reference_adapter_program_passes_every_neutral_case_in_the_items_form(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    summary = _items_form_run(f"{sys.executable} -m reasoning_replay.adapter", capsys)
+    assert "not_applicable" in summary and "skipped" not in summary
+
+
+def test_javascript_implementation_passes_every_neutral_case_in_the_items_form(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    summary = _items_form_run(f"{_node()} {JS_ADAPTER}", capsys)
+    assert "not_applicable" in summary
+
+
 def test_javascript_oneshot_mode_passes_a_sample(capsys: pytest.CaptureFixture[str]) -> None:
     command = f"{_node()} {JS_ADAPTER} --oneshot"
     result = conformance(

@@ -22,7 +22,8 @@ from reasoning_replay.history.jsonspans import JArray, JNode, JObject, JScalar, 
 from reasoning_replay.history.log_redaction import REDACTION_FAILED, ReplayRedactingFilter
 from reasoning_replay.history.scan import scan_text
 from reasoning_replay.history.text_redaction import redact_text
-from reasoning_replay.record.redaction import is_sensitive_name, redact, redact_value
+from reasoning_replay.record.redaction import is_sensitive_name, redact_value
+from reasoning_replay.record.redaction import redact_structural as redact
 
 CANARY = "gAAAA-canary-7f3e9c2b1d0a"
 ENVELOPE = json.dumps(

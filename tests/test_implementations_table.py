@@ -437,3 +437,13 @@ def test_committed_reports_cover_the_reference_javascript_and_fast_agent(
     assert {"reference", "javascript", "fast-agent"} <= {r.key for r in rows}
     for row in rows:
         assert (REPO / row.directory).is_dir(), f"{row.key}: {row.directory} does not exist"
+
+
+def test_cases_not_applicable_are_noted_with_the_forms_read(tool: ModuleType, spec: Any) -> None:
+    report = reference_report()
+    report["totals"] = {**report["totals"], "not_applicable": 2}
+    report["history_formats"] = ["channels"]
+    note = tool.render_note(tool.row_from_report("fast-agent", report, spec))
+    assert "Not applicable: 2 cases of a history form it does not read (it reads: channels;" in (
+        " ".join(note)
+    )

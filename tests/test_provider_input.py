@@ -19,6 +19,12 @@ from reasoning_replay import (
     parse_reasoning_replay_envelope,
     reasoning_replay_item_to_provider_input,
 )
+from reasoning_replay.ordering.cache_state import (
+    CACHE_STATE_CHANNEL,
+    CacheStateRecord,
+    read_cache_state,
+)
+from reasoning_replay.record.history import HistoryShapeError, history_from_json
 
 OPENAI = ReplayTarget(provider="openai")
 
@@ -498,3 +504,68 @@ def test_a_block_that_is_not_resumable_keeps_its_code_whatever_its_issuer() -> N
         Diagnostic(Code.LEGACY_MINIMAL_RECORD, 0, 0),
         Diagnostic(Code.REPLAY_PROVIDER_MISMATCH, 0, 1),
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# The items form (SPEC CL3)
+
+
+def _items_form(*messages: dict[str, Any], **history: Any) -> tuple[HistoryMessage, ...]:
+    return history_from_json({"form": "items", "messages": list(messages), **history})
+
+
+def _reasoning(item_id: str, ciphertext: str = "c") -> dict[str, Any]:
+    return {"type": "reasoning", "id": item_id, "summary": [], "encrypted_content": ciphertext}
+
+
+def test_items_form_reasoning_is_sent_in_place_and_reported_at_its_item_index() -> None:
+    call = {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}
+    messages = _items_form(
+        {"role": "assistant", "items": [_reasoning("rs_1"), call]},
+        {"role": "assistant", "items": [call, _reasoning("rs_2"), _reasoning("rs_1")]},
+        {"role": "assistant", "provider": "xai", "items": [call, _reasoning("rs_x")]},
+    )
+
+    built = build_replay_input(messages, OPENAI)
+
+    assert built.input == (_reasoning("rs_1"), call, call, _reasoning("rs_2"), call)
+    assert built.diagnostics == (
+        Diagnostic(Code.DEDUPE_EXACT_DUPLICATE, 1, 2),
+        Diagnostic(Code.REPLAY_PROVIDER_MISMATCH, 2, 1),
+    )
+
+
+def test_items_form_reasoning_item_that_is_not_a_replay_item_is_reported_not_sent() -> None:
+    broken = {"type": "reasoning", "id": "rs_1", "summary": []}
+    messages = _items_form({"role": "assistant", "items": [{"type": "x"}, broken]})
+
+    built = build_replay_input(messages, OPENAI)
+
+    assert built.input == ({"type": "x"},)
+    assert built.diagnostics == (Diagnostic(Code.ITEM_CIPHERTEXT_INVALID, 0, 1),)
+
+
+@pytest.mark.parametrize(
+    "history",
+    [
+        {"form": "channels", "messages": []},
+        {"form": "items", "messages": [{"role": "user", "items": [_reasoning("rs_1")]}]},
+        {"form": "items", "messages": [{"role": "assistant", "model": "m", "items": []}]},
+        {"form": "items", "messages": [{"role": "assistant"}]},
+        {"form": "items", "messages": [{"role": "assistant", "provider": "", "items": []}]},
+    ],
+    ids=["unknown-form", "user-reasoning", "partial-record", "no-items", "empty-provider"],
+)
+def test_a_history_not_of_the_items_form_shape_is_a_shape_error(history: dict[str, Any]) -> None:
+    with pytest.raises(HistoryShapeError):
+        history_from_json(history)
+
+
+def test_items_form_record_members_become_the_record_the_planner_reads() -> None:
+    (message,) = _items_form(
+        {"role": "assistant", "model": "m", "effort": None, "prompt_cache_key": "k", "items": []}
+    )
+
+    record = read_cache_state(message.channels[CACHE_STATE_CHANNEL])
+    assert record == CacheStateRecord("m", "k", None)
+    assert message.reasoning_in_items

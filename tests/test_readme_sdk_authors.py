@@ -72,6 +72,59 @@ def test_the_writer_returns_the_code_of_an_item_it_refuses() -> None:
     assert message == {"role": "assistant"}
 
 
+def test_the_reader_returns_every_messages_items_each_after_its_reasoning() -> None:
+    """The request input of a 4-message history: every message's own items, not only the
+    reasoning (issue 21: 2 items came back from 4 messages)."""
+    store_reasoning, next_input = defined("store_reasoning"), defined("next_input")
+
+    def said(role: str, text: str) -> dict[str, Any]:
+        kind = "input_text" if role == "user" else "output_text"
+        return {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+
+    first = {"role": "assistant", "items": [said("assistant", "4")]}
+    second = {"role": "assistant", "items": [said("assistant", "6")]}
+    assert store_reasoning(dict(GOLDEN_SDK_ITEM), first) is None
+    assert store_reasoning(dict(GOLDEN_SDK_ITEM, id="rs_second"), second) is None
+    history = {
+        "messages": [
+            {"role": "user", "items": [said("user", "2 + 2?")]},
+            first,
+            {"role": "user", "items": [said("user", "3 + 3?")]},
+            second,
+        ]
+    }
+
+    replayed = next_input(history)
+
+    reasoning = [item for item in replayed if item["type"] == "reasoning"]
+    assert [item.get("role", "reasoning") for item in replayed] == [
+        "user",
+        "reasoning",
+        "assistant",
+        "user",
+        "reasoning",
+        "assistant",
+    ]
+    assert [r["id"] for r in reasoning] == [GOLDEN_SDK_ITEM["id"], "rs_second"]
+
+
+def test_the_reader_logs_a_kept_id_ciphertext_conflict_as_kept(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store_reasoning, next_input = defined("store_reasoning"), defined("next_input")
+    first: dict[str, Any] = {"role": "assistant", "items": []}
+    again: dict[str, Any] = {"role": "assistant", "items": []}
+    store_reasoning(dict(GOLDEN_SDK_ITEM), first)
+    store_reasoning(dict(GOLDEN_SDK_ITEM, encrypted_content="gAAAA-another"), again)
+
+    with caplog.at_level("WARNING"):
+        replayed = next_input({"messages": [first, again]})
+
+    assert len(replayed) == 2  # SPEC D3: same id, new ciphertext: kept, in order
+    assert "kept: dedupe_id_ciphertext_conflict (message 1)" in caplog.text
+    assert "not replayed" not in caplog.text
+
+
 def test_the_reader_reports_a_block_it_cannot_replay(caplog: pytest.LogCaptureFixture) -> None:
     next_input = defined("next_input")
     broken = {

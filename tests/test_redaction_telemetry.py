@@ -238,9 +238,21 @@ def test_encrypted_content_outside_a_reasoning_item_is_replaced_by_size_and_hash
         "Set-Cookie",
         "credentials",
         "ENCRYPTED_CONTENT_BYTES",
+        "token_value",
+        "tokenId",
+        "auth_header",
+        "authentication",
+        "authInfo",
+        "oauth_state",
+        "tokens",
+        "private key",
+        "api.key",
+        "author",
+        "max_output_tokens",
+        "input_tokens",
     ],
 )
-def test_sensitive_names_match_by_normal_form_fragment_or_suffix(name: str) -> None:
+def test_sensitive_names_contain_a_fragment_of_the_normal_form(name: str) -> None:
     actual = redact({name: "value-that-must-not-leak", "other": 1})
 
     assert actual == {name: {"redacted": name}, "other": 1}
@@ -248,21 +260,9 @@ def test_sensitive_names_match_by_normal_form_fragment_or_suffix(name: str) -> N
 
 @pytest.mark.parametrize(
     "name",
-    [
-        "author",
-        "authority",
-        "max_output_tokens",
-        "tokens",
-        "input_tokens",
-        "token_count",
-        "tokenizer",
-        "prompt_cache_key",
-        "keyword",
-        "key",
-        "authentic",
-    ],
+    ["prompt_cache_key", "keyword", "key", "api1key", "to\u212aen_count", "pass", "cache"],
 )
-def test_counters_keys_and_author_names_stay_visible(name: str) -> None:
+def test_names_without_a_fragment_stay_visible(name: str) -> None:
     payload = {name: "visible", "nested": {name: [1, 2]}}
 
     actual = redact(payload)
@@ -289,8 +289,9 @@ def test_redaction_keeps_member_order_and_non_sensitive_values() -> None:
 
     assert list(actual) == list(payload)
     assert list(actual["metadata"]) == ["author", "Password", "nested"]
-    assert actual["metadata"]["author"] == "ada"
-    assert actual["max_output_tokens"] == 1024
+    # The seed's rule (SPEC R2): a name containing "auth" or "token" is sensitive, so are these.
+    assert actual["metadata"]["author"] == {"redacted": "author"}
+    assert actual["max_output_tokens"] == {"redacted": "max_output_tokens"}
     assert actual["headers"] == {"Authorization": {"redacted": "Authorization"}, "X-Trace": "t-1"}
     assert actual["API_KEY"] == {"redacted": "API_KEY"}
     assert actual["metadata"]["nested"] == [{"client_secret": {"redacted": "client_secret"}}]

@@ -19,10 +19,11 @@ from reasoning_replay.history.scan import (
 )
 from reasoning_replay.operations import dispatch
 from reasoning_replay.record.envelope import ReasoningReplayItem
-from reasoning_replay.record.redaction import redact
+from reasoning_replay.record.redaction import redact_structural as redact
 
 SECRET = "gAAAAAB-scan-test-SECRET-0123456789abcdef=="
 SECRET_2 = "gAAAAAB-scan-test-OTHER-SECRET-fedcba9876=="
+FERNET_SHAPED = "gAAAAAB" + "pZk4yMrZw3XD" * 10  # 127 characters: a ciphertext by its shape
 
 
 def prefix(value: str) -> str:
@@ -118,15 +119,18 @@ def test_escaped_member_name_in_a_json_line() -> None:
     assert prefixes(line) == [(1, prefix(SECRET))]
 
 
-def test_unicode_lookalike_names_do_not_match() -> None:
-    # Under re.IGNORECASE without ASCII, KELVIN SIGN would match k; none may match here.
-    for name in ("encrypted_cont\u0435nt", "encrypted\u2010content", "\u212aencrypted_content"):
-        assert prefixes(json.dumps({name: SECRET})) == []
+def test_names_are_matched_by_their_normal_form() -> None:
+    # SPEC R2's normal form removes every character that is not an ASCII letter or digit, so a
+    # Unicode hyphen or a KELVIN SIGN before the name changes nothing; a Cyrillic letter in the
+    # name is removed, never folded to its ASCII lookalike.
+    for name in ("encrypted\u2010content", "\u212aencrypted_content", "encryptedContent"):
+        assert prefixes(json.dumps({name: SECRET})) == [(1, prefix(SECRET))]
+    assert prefixes(json.dumps({"encrypted_cont\u0435nt": SECRET})) == []
 
 
 def test_pathological_lines_terminate() -> None:
     hostile = "encrypted " + "[" * 5000 + '"encrypted_content": "' + "A" * 20
-    assert prefixes(hostile) == []
+    assert prefixes(hostile) == [(1, prefix("A" * 20))]  # a value cut off is still a leak
     deep = "[" * 100_000 + "]" * 100_000  # deeper than the JSON parser's recursion limit
     assert prefixes(deep + ' "encrypted_content": "' + SECRET + '"') == [(1, prefix(SECRET))]
 
@@ -172,7 +176,7 @@ def tree(tmp_path: Path) -> Path:
         "start\n\n" + f"body={json.dumps({'block': envelope(SECRET_2)})}\n"
     )
     (tmp_path / "logs" / "clean.log").write_text("nothing to see\n")
-    (tmp_path / "logs" / "blob.bin").write_bytes(b"\0\1\2" + SECRET.encode())
+    (tmp_path / "logs" / "blob.bin").write_bytes(b"\0\1\2" + FERNET_SHAPED.encode())
     (tmp_path / "logs" / "latin1.log").write_bytes(
         b"caf\xe9\n" + json.dumps({"encrypted_content": SECRET_2}).encode() + b"\n"
     )
@@ -189,8 +193,18 @@ def test_scan_paths_recurses_skips_binary_and_notes_bad_utf8(tree: Path) -> None
         (3, prefix(envelope(SECRET_2)))
     ]
     assert results["clean.log"].findings == ()
-    assert results["blob.bin"].skipped is not None and results["blob.bin"].findings == ()
-    assert results["latin1.log"].notes and results["latin1.log"].findings[0].line == 2
+    # Not text: a finding of its own, and read all the same (SPEC H8 fails closed).
+    blob = results["blob.bin"].findings
+    assert [f.code for f in blob] == ["scan_file_not_text", "replay_material_exposed"]
+    assert results["blob.bin"].skipped is None
+    latin1 = results["latin1.log"].findings
+    assert [(f.code, f.line) for f in latin1] == [
+        ("scan_file_not_text", 1),
+        ("replay_material_exposed", 2),
+    ]
+    skipping = {r.path.name: r for r in scan_paths([tree], skip_binary=True)}
+    assert skipping["blob.bin"].skipped is not None and skipping["blob.bin"].findings == ()
+    assert skipping["latin1.log"].skipped is not None
 
 
 def test_scan_file_reports_io_errors(tmp_path: Path) -> None:
@@ -204,7 +218,7 @@ def test_cli_text_output_exit_codes_and_no_values(
     assert conformance(["scan", str(tree)]) == 1
     out, err = capsys.readouterr()
     assert f"{tree / 'app.jsonl'}:2: replay_material_exposed sha256:{prefix(SECRET)}" in out
-    assert "blob.bin: skipped" in err
+    assert f"{tree / 'blob.bin'}:1: scan_file_not_text sha256:" in out
     assert SECRET not in out + err and SECRET_2 not in out + err
     assert conformance(["scan", str(tree / "clean.log")]) == 0
     capsys.readouterr()
@@ -220,8 +234,8 @@ def test_cli_json_output(tree: Path, capsys: pytest.CaptureFixture[str]) -> None
         "code": "replay_material_exposed",
         "sha256_prefix": prefix(SECRET),
     } in document["findings"]
-    assert document["skipped"][0]["file"].endswith("blob.bin")
-    assert document["files_scanned"] == 4
+    assert document["skipped"] == []
+    assert document["files_scanned"] == 5
     assert SECRET not in out and SECRET_2 not in out
 
 

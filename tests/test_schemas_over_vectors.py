@@ -105,8 +105,8 @@ def test_cache_state_schema_is_the_structure_check_of_plan_vectors() -> None:
     checked = 0
     for case in _cases("plan"):
         output = case.expect.output
-        if output is None:
-            continue
+        if output is None or case.input["history"].get("form") == "items":
+            continue  # an items-form history holds no record text, and its plan no record (CL3)
         reported = {
             d["message_index"] for d in output["diagnostics"] if d["code"] == "cache_state_invalid"
         }
@@ -192,6 +192,8 @@ def test_item_schema_accepts_every_replayed_item() -> None:
 
 def _views(source: object, redacted: object) -> Iterator[object]:
     """The diagnostic views that SPEC R2 step 1 made of ``source``'s reasoning objects."""
+    if redacted == {"redacted": "nesting"}:  # SPEC R2 rule 4 precedes rule 1
+        return
     if isinstance(source, Mapping) and isinstance(redacted, Mapping):
         if source.get("type") == "reasoning" and source.keys() != DIAGNOSTIC_VIEW_MEMBERS:
             yield redacted

@@ -13,6 +13,7 @@ from fakes.fake_adapter import LARGE
 from fakes.suite_fixture import (
     case,
     fake_argv,
+    fake_cmd,
     kill_logged,
     logged_pids,
     running,
@@ -62,6 +63,7 @@ def test_crash_mid_run_blames_one_case_and_restarts_with_handshake(tmp_path: Pat
     assert crashed.stderr is not None and "crashed on purpose" in crashed.stderr
     assert crashed.verdict.detail is not None and "status 3" in crashed.verdict.detail.message
     assert result.restarts == 1 and starts(log) == 2
+    assert result.restart_causes == {"a crash (the adapter exited with status 3)": 1}
 
 
 def test_hang_times_out_then_the_run_continues(tmp_path: Path) -> None:
@@ -185,15 +187,50 @@ def test_stderr_tail_keeps_only_the_end() -> None:
     assert tail.since(mark) == "new"
 
 
-def test_crash_on_start_is_reported_and_gives_up_quickly(tmp_path: Path) -> None:
+def test_crash_on_start_ends_the_run_at_once_with_its_cause(tmp_path: Path) -> None:
     log = tmp_path / "starts.log"
     suite = suite_of(tmp_path, *(case(f"h/c{i}") for i in range(10)))
     impl = PersistentAdapter(fake_argv("--crash-on-start", "--log-starts", str(log)))
     result = run(impl, suite)
     assert isinstance(result.handshake_failure, Crash)
     assert "missing configuration file" in result.handshake_failure.message
-    assert {o for _, o in outcomes(result)} == {Outcome.CRASH}
-    assert starts(log) == MAX_FAILED_RESTARTS  # then it stops spawning
+    assert result.results == () and not result.started_ok and not result.ok
+    assert starts(log) == 1  # no case is sent, so no restart is tried
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        (("--bad-handshake",), ProtocolViolation),
+        (("--hang-on-start",), Timeout),
+        (("--crash-on-start",), Crash),
+    ],
+    ids=["invalid-reply", "no-reply", "exits-at-once"],
+)
+def test_a_failed_first_handshake_sends_no_case_in_either_mode(
+    tmp_path: Path, flags: tuple[str, ...], expected: type
+) -> None:
+    suite = suite_of(tmp_path, case("h/a"), case("h/b"))
+    for cls in (PersistentAdapter, OneShotAdapter):
+        extra = ("--oneshot",) if cls is OneShotAdapter else ()
+        result = run(cls(fake_argv(*flags, *extra), start_timeout=0.5), suite)
+        assert isinstance(result.handshake_failure, expected), (cls, result.handshake_failure)
+        assert result.results == () and not result.ok
+
+
+def test_restarts_after_a_failed_spawn_stop_after_the_limit(tmp_path: Path) -> None:
+    """A program that disappears mid-run is given up on after MAX_FAILED_RESTARTS attempts,
+    not tried again for every remaining case."""
+    program = tmp_path / "adapter.sh"
+    program.write_text(f'#!/bin/sh\nrm -f "$0"\nexec {fake_cmd()}\n')
+    program.chmod(0o755)
+    suite = suite_of(tmp_path, case("h/crash"), *(case(f"h/c{i}") for i in range(10)))
+    impl = PersistentAdapter([str(program)])
+    result = run(impl, suite)
+    assert result.started_ok
+    assert [o for _, o in outcomes(result)] == [Outcome.CRASH] * 11
+    assert result.restarts == MAX_FAILED_RESTARTS
+    assert sum(result.restart_causes.values()) == result.restarts
 
 
 def test_hang_on_start_is_a_handshake_timeout() -> None:
@@ -255,18 +292,13 @@ def test_oneshot_hang_is_killed_at_the_timeout(tmp_path: Path) -> None:
     assert outcomes(result) == [("o/hang", Outcome.TIMEOUT), ("o/ok", Outcome.PASS)]
 
 
-def test_oneshot_metadata_probe_failure_tries_every_case(tmp_path: Path) -> None:
+def test_missing_program_is_a_start_failure_not_an_exception(tmp_path: Path) -> None:
     suite = suite_of(tmp_path, case("o/a"))
-    result = run(OneShotAdapter(fake_argv("--crash-on-start")), suite)
-    assert result.handshake_failure is not None
-    assert outcomes(result) == [("o/a", Outcome.CRASH)]
-
-
-def test_missing_program_is_a_crash_not_an_exception(tmp_path: Path) -> None:
-    suite = suite_of(tmp_path, case("o/a"))
-    result = run(PersistentAdapter([str(tmp_path / "no-such-adapter")]), suite)
-    assert outcomes(result) == [("o/a", Outcome.CRASH)]
-    assert result.handshake_failure is not None
+    for cls in (PersistentAdapter, OneShotAdapter):
+        result = run(cls([str(tmp_path / "no-such-adapter")]), suite)
+        assert isinstance(result.handshake_failure, Crash)
+        assert "no-such-adapter" in result.handshake_failure.message
+        assert result.results == ()
 
 
 def test_persistent_mode_is_fast_enough(tmp_path: Path) -> None:

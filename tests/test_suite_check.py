@@ -102,7 +102,8 @@ def test_stale_and_missing_bundle(tmp_path: Path) -> None:
     (conf / "vectors.bundle.json").write_text(bundle_text(load_vector_dirs([conf / "vectors"])))
     (conf / "vectors" / "x" / "b.yaml").write_text(
         "description: later\ncases:\n- id: x/later\n  description: d\n  spec: X1\n"
-        "  operation: echo\n  level: MUST\n  tags: []\n  input: {}\n  expect: {output: {}}\n"
+        "  operation: echo\n  level: MUST\n  tags: [form:storage]\n  input: {}\n"
+        "  expect: {output: {}}\n"
     )
     problems, _ = check_suite(conf, tmp_path / "SPEC.md")
     assert [p.kind for p in problems] == ["bundle_stale"]

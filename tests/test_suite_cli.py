@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 import signal
 import subprocess
 import sys
@@ -118,10 +119,12 @@ def test_run_external_adapter(tmp_path: Path, capsys: Any) -> None:
     assert f"conformance run --impl '{fake_cmd()}'" in out
 
 
-def test_list_prints_ids_with_operation_level_and_tags(tmp_path: Path, capsys: Any) -> None:
-    v = vectors(tmp_path, case("c/a", tags=["t"]), case("c/b", level="SHOULD"))
+def test_list_prints_ids_with_operation_level_rule_form_and_tags(
+    tmp_path: Path, capsys: Any
+) -> None:
+    v = vectors(tmp_path, case("c/a", tags=["t"]), case("c/b", level="SHOULD", tags=["t"]))
     assert main(["list", "--vectors", v, "--level", "SHOULD"]) == 0
-    assert capsys.readouterr().out == "c/b\techo\tSHOULD\tX1\t\n"
+    assert capsys.readouterr().out == "c/b\techo\tSHOULD\tX1\tstorage\tt,form:storage\n"
 
 
 def test_request_prints_the_exact_line_and_resolves_aliases(tmp_path: Path, capsys: Any) -> None:
@@ -187,6 +190,76 @@ def test_forced_progress_bar_draws_on_stderr(tmp_path: Path, capsys: Any) -> Non
 def test_quiet_prints_only_the_verdict(tmp_path: Path, capsys: Any) -> None:
     assert main(["run", "--vectors", vectors(tmp_path), "-q"]) == 0
     assert capsys.readouterr().out.startswith("PASSED: verdict: 2 passed")
+
+
+def test_quiet_does_not_override_an_explicit_progress(tmp_path: Path, capsys: Any) -> None:
+    assert main(["run", "--vectors", vectors(tmp_path), "-q", "--progress"]) == 0
+    captured = capsys.readouterr()
+    assert "2/2" in captured.err and captured.out.startswith("PASSED")
+
+
+def test_progress_and_no_progress_together_are_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "--vectors", vectors(tmp_path), "--progress", "--no-progress"])
+    assert exit_info.value.code == 2
+
+
+def test_a_report_to_stdout_is_all_that_stdout_carries(tmp_path: Path, capsys: Any) -> None:
+    v = vectors(tmp_path, case("c/ok"), case("c/bad", value="wrong"))
+    assert main(["run", "--vectors", v, "--report", "json:-"]) == 1
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)  # one JSON document, nothing before or after it
+    assert schemas.errors(schemas.REPORT, doc) == () and doc["unexpected"] == 1
+    assert "FAIL c/bad" in captured.err
+    assert captured.err.rstrip().splitlines()[-1].startswith("FAILED:")  # the summary: stderr
+
+
+def test_two_reports_to_stdout_are_a_usage_error(tmp_path: Path, capsys: Any) -> None:
+    v = vectors(tmp_path)
+    assert main(["run", "--vectors", v, "--report", "json:-", "--report", "tap:-"]) == 2
+    assert "only one report can go to stdout" in capsys.readouterr().err
+
+
+def test_run_report_json_to_stdout_pipes_into_a_json_reader(tmp_path: Path) -> None:
+    """The issue's own check: `conformance run --report json:- -q | python -m json.tool`."""
+    argv = ["run", "-k", "read/version/*", "--report", "json:-", "-q"]
+    run = subprocess.run(
+        [sys.executable, "-m", "reasoning_replay.cli.main", *argv],
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+    tool = subprocess.run(
+        [sys.executable, "-m", "json.tool"], input=run.stdout, capture_output=True, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    assert tool.returncode == 0, tool.stderr
+    assert json.loads(run.stdout)["totals"]["pass"] > 0
+    assert run.stderr.decode().startswith("PASSED")
+
+
+@pytest.mark.parametrize(
+    ("impl", "cause"),
+    [
+        ("no-such-adapter-program", "No such file or directory"),
+        (fake_cmd("--crash-on-start"), "missing configuration file"),
+        (fake_cmd("--bad-handshake"), "handshake"),
+        (f"{shlex.quote(sys.executable)} -c 'print(42)'", "not an object"),
+    ],
+    ids=["cannot-start", "exits-at-once", "invalid-handshake", "not-the-protocol"],
+)
+def test_an_adapter_that_does_not_start_ends_the_run_with_one_line_and_exit_2(
+    tmp_path: Path, capsys: Any, impl: str, cause: str
+) -> None:
+    v = vectors(tmp_path, *(case(f"c/{i}") for i in range(50)))
+    for extra in ([], ["--oneshot"]):
+        assert main(["run", "--vectors", v, "--impl", impl, *extra]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        (line,) = captured.err.splitlines()
+        assert line.startswith("conformance run: error: the adapter did not start")
+        assert cause in line and "command: " in line and "conformance smoke --impl" in line
+        assert "restarted" not in line and "CRASH" not in captured.err
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
@@ -272,3 +345,15 @@ def test_redact_reports_keeps_the_canary_out_of_every_report(tmp_path: Path, cap
 def test_without_redact_reports_the_vectors_values_are_shown(tmp_path: Path, capsys: Any) -> None:
     texts = reports_of(tmp_path, capsys=capsys)
     assert {f: CANARY in t for f, t in texts.items()} == dict.fromkeys(texts, True)
+
+
+def test_restarts_are_printed_and_reported_with_their_cause(tmp_path: Path, capsys: Any) -> None:
+    v = vectors(tmp_path, case("c/a"), case("c/crash"), case("c/b"))
+    report = tmp_path / "r.json"
+    assert main(["run", "--vectors", v, "--impl", fake_cmd(), "--report", f"json:{report}"]) == 1
+    out = capsys.readouterr().out
+    cause = "a crash (the adapter exited with status 3)"
+    assert f"the adapter was restarted 1 time(s): 1 after {cause}" in out
+    doc = json.loads(report.read_text())
+    assert schemas.errors(schemas.REPORT, doc) == ()
+    assert doc["restarts"] == 1 and doc["restart_causes"] == {cause: 1}

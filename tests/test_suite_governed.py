@@ -117,3 +117,24 @@ def test_an_include_where_the_plan_expects_none_fails(include: Any) -> None:
 
     assert judge(case.expect, governed_reply(case, OutputReply(actual))).outcome is Outcome.FAIL
     assert judge(case.expect, governed_reply(case, OutputReply(absent))).outcome is Outcome.PASS
+
+
+def _defaults_outcome(request: dict[str, Any]) -> Outcome:
+    expected = {"request": {"store": False, "include": ["reasoning.encrypted_content"]}}
+    case = Case("defaults/x", "d", "P5", "defaults", "MUST", (), {}, Expect(output=expected), "f")
+    return judge(case.expect, governed_reply(case, OutputReply({"request": request}))).outcome
+
+
+def test_a_defaults_output_is_judged_on_store_and_include_only() -> None:
+    sent = {
+        "model": "m",
+        "store": False,
+        "include": ["file_search_call.results", "reasoning.encrypted_content"],
+        "prompt_cache_key": "not a key",
+        "reasoning": {"effort": "high"},
+    }
+    assert _defaults_outcome(sent) is Outcome.PASS
+    assert _defaults_outcome({**sent, "store": True}) is Outcome.FAIL
+    assert _defaults_outcome({k: v for k, v in sent.items() if k != "store"}) is Outcome.FAIL
+    assert _defaults_outcome({**sent, "include": ["file_search_call.results"]}) is Outcome.FAIL
+    assert _defaults_outcome({k: v for k, v in sent.items() if k != "include"}) is Outcome.FAIL

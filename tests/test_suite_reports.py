@@ -13,6 +13,7 @@ from fakes.suite_fixture import case, write_suite
 from junitparser import Error, Failure, JUnitXml, Skipped
 from reasoning_replay.suite import schemas
 from reasoning_replay.suite.expectations import Entry, Expectations, State, load_expectations
+from reasoning_replay.suite.forms import HistoryFormat
 from reasoning_replay.suite.inprocess import InProcessImplementation
 from reasoning_replay.suite.reports import (
     Repro,
@@ -24,8 +25,10 @@ from reasoning_replay.suite.reports import (
     write_report,
 )
 from reasoning_replay.suite.runner import RunResult, run_cases
-from reasoning_replay.suite.vectors import load_vector_dirs
+from reasoning_replay.suite.vectors import load_bundle, load_vector_dirs
 from tap.parser import Parser
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -161,3 +164,90 @@ def test_write_report_creates_the_file(mixed_run: RunResult, tmp_path: Path) -> 
     out = tmp_path / "sub" / "r.md"
     write_report("markdown", out, mixed_run, Repro())
     assert out.read_text().startswith("## reasoning-replay conformance")
+
+
+@pytest.fixture
+def items_form_run() -> RunResult:
+    """The reference judged as an implementation that reads only the items form, on a few
+    cases: storage ones (not applicable), a skipped one, a neutral replay and a defaults probe."""
+    suite = load_bundle(REPO / "conformance" / "vectors.bundle.json")
+    wanted = {"read": 1, "validate": 1, "replay": 1, "defaults": 2, "dedupe": 1}
+    picked = []
+    for c in suite.cases:
+        if wanted.get(c.operation, 0) and ("form:neutral" in c.tags or c.operation != "replay"):
+            picked.append(c)
+            wanted[c.operation] -= 1
+    exp = Expectations.of([Entry(picked[0].id, State.SKIP, "not today")])  # the dedupe case
+    return run_cases(
+        InProcessImplementation(),
+        suite,
+        picked,
+        expectations=exp,
+        judged_as=HistoryFormat.ITEMS,
+    )
+
+
+def test_every_report_format_shows_not_applicable_apart_from_skipped(
+    items_form_run: RunResult, tmp_path: Path
+) -> None:
+    doc = json.loads(json.dumps(json_report(items_form_run)))
+    assert schemas.errors(schemas.REPORT, doc) == ()
+    assert (doc["totals"]["not_applicable"], doc["totals"]["skipped"]) == (2, 1)
+    assert doc["profiles"]["diagnostics"]["forms"]["storage"]["not_applicable"] == 2
+    storage = [c for c in doc["cases"] if c["form"] == "storage"]
+    assert {c["outcome"] for c in storage} == {"not_applicable"}
+    replay = next(c for c in doc["cases"] if c["operation"] == "replay")
+    assert replay["history_format"] == "items" and replay["outcome"] == "pass"
+
+    path = tmp_path / "r.xml"
+    path.write_text(junit_xml(items_form_run))
+    skipped = [
+        tc.result[0].message
+        for suite in JUnitXml.fromfile(str(path))
+        for tc in suite
+        if tc.result and isinstance(tc.result[0], Skipped)
+    ]
+    assert sum(m.startswith("not_applicable: ") for m in skipped) == 2 * 2  # two profiles
+    assert sum(m.startswith("skipped by expectation") for m in skipped) == 2
+
+    tap = tap_text(items_form_run)
+    assert tap.count("# SKIP not_applicable: ") == 4
+    assert sum("# SKIP skipped by expectation" in ln for ln in tap.splitlines()) == 2
+    assert len([ln for ln in Parser().parse_text(tap) if ln.category == "test"]) == 2 * 6
+
+    md = markdown_text(items_form_run)
+    assert "| operation | pass | skipped | not_applicable | total |" in md
+    assert "storage 0 passed of 0 applicable (2 not applicable)" in md
+
+    text = terminal_text(items_form_run, Repro())
+    assert "not_applicable" in text and "2 not_applicable" in text.splitlines()[-1]
+
+
+def test_every_report_format_shows_provenance_and_the_defaults_probe(
+    items_form_run: RunResult, tmp_path: Path
+) -> None:
+    probes = [probe for _, probe in items_form_run.probes]
+    assert [p.key_form for p in probes] == ["32-hex", "32-hex"]
+
+    doc = json_report(items_form_run)
+    assert doc["provenance"] == "message" and doc["history_formats"] == ["items"]
+    assert [d["key_form"] for d in doc["defaults"]] == ["32-hex", "32-hex"]
+    assert doc["defaults"][0]["store"] is False
+    assert doc["defaults"][0]["include"] == ["reasoning.encrypted_content"]
+
+    path = tmp_path / "r.xml"
+    path.write_text(junit_xml(items_form_run))
+    props = {p.name: p.value for suite in JUnitXml.fromfile(str(path)) for p in suite.properties()}
+    assert props["provenance"] == "message"
+    assert props["history_formats"] == "items"
+    defaults = [v for k, v in props.items() if k.startswith("defaults.")]
+    assert defaults and all("store false" in v and "key 32-hex" in v for v in defaults)
+
+    for text in (tap_text(items_form_run), terminal_text(items_form_run, Repro())):
+        assert "provenance: message" in text
+        assert "history formats judged in: items (--history-format items)" in text
+        assert text.count('store false, include ["reasoning.encrypted_content"], key 32-hex') == 2
+
+    md = markdown_text(items_form_run)
+    assert "provenance: message" in md and "### Defaults, as probed" in md
+    assert md.count('| false | ["reasoning.encrypted_content"] | 32-hex | absent |') == 2

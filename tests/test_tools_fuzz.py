@@ -112,7 +112,7 @@ def test_an_export_that_redacts_nothing_is_found(fuzz: ModuleType) -> None:
         return export_history(history, ExportMode.RESUMABLE)
 
     targets = fuzz.Targets(export=export_as_stored)
-    report = run(fuzz, 400, targets=targets)
+    report = run(fuzz, 600, targets=targets)  # a dozen histories, every place drawn
     leaks = [f for f in report["findings"] if f["signature"].startswith(fuzz.LEAK)]
     # The real export redacts the replay channel; this one keeps its envelopes.
     places = {place.split("/")[0] for place in report["export_leaks_by_place_and_form"]}

@@ -34,6 +34,8 @@ def by_name(tool: ModuleType, name: str) -> Any:
         ("update-at-tool-continuations", None),
         ("status-not-stripped", None),
         ("user-message-records", "plan/adequacy/record-on-user-message-ignored"),
+        ("trailing-placement", "plan/trailing-placement/change-during-tool-loop-not-appended"),
+        ("items-form-reasoning-first", "replay/items-form/interleaved-reasoning-and-calls"),
     ],
 )
 def test_a_mutant_is_killed_by_must_vectors(tool: ModuleType, name: str, case: str | None) -> None:

@@ -22,11 +22,11 @@ from reasoning_replay.history.validate_run import (
     tighten,
     worker_count,
 )
-from support import envelope_text, history_of_blocks
+from support import envelope_text, history_of_blocks, validate_report_records
 
 REPO = Path(__file__).resolve().parent.parent
-FINDING_SCHEMA = json.loads(
-    (REPO / "conformance" / "schemas" / "validate-finding.schema.json").read_text("utf-8")
+REPORT_SCHEMA = json.loads(
+    (REPO / "conformance" / "schemas" / "validate-report.schema.json").read_text("utf-8")
 )
 REPLAY = "openai-reasoning-encrypted"
 MINIMAL = '{"type":"reasoning","encrypted_content":"gAAAA","id":"rs_old"}'
@@ -60,8 +60,9 @@ def tree(tmp_path: Path) -> Path:
     other = tmp_path / "exports"
     other.mkdir()
     other.chmod(0o755)
-    write(other / "broken.json", "{", 0o600)
+    write(other / "compacted_broken.json", "{", 0o600)
     write(other / "notes.txt", "not validated", 0o644)
+    write(other / "package.json", '{"name": "not-a-history"}', 0o644)
     return tmp_path
 
 
@@ -72,7 +73,10 @@ def run(argv: list[str], capsys: Any) -> tuple[int, str, str]:
 
 
 def json_lines(out: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in out.splitlines()]
+    """The one JSON document, checked against its schema, as a flat list of records."""
+    document = json.loads(out)
+    Draft202012Validator(REPORT_SCHEMA).validate(document)
+    return validate_report_records(document)
 
 
 # --- exit statuses -----------------------------------------------------------------------------
@@ -123,7 +127,7 @@ def test_text_has_per_file_lines_and_a_summary(tree: Path, capsys: Any) -> None:
     assert any(
         ln.startswith("FAIL")
         and ln.endswith(
-            "broken.json  (resumable 0, legacy 0, redacted 0, malformed 0; "
+            "compacted_broken.json  (resumable 0, legacy 0, redacted 0, malformed 0; "
             "does not replay as stored)"
         )
         for ln in lines
@@ -132,30 +136,138 @@ def test_text_has_per_file_lines_and_a_summary(tree: Path, capsys: Any) -> None:
     assert any("legacy_minimal_record" in ln and "message 1, block 0" in ln for ln in lines)
     assert any("session.json  (session metadata: permissions only)" in ln for ln in lines)
     assert any("dedupe_exact_duplicate" in ln and "message 2, block 0" in ln for ln in lines)
-    assert "notes.txt" not in out
+    assert "notes.txt" not in out and "package.json" not in out
     summary = out[out.index("\nsummary\n") :]
-    assert "files    5" in summary and "blocks   4  resumable 3, legacy 1" in summary
+    assert "files    5  histories 4, session.json 1" in summary
+    assert "histories that replay as stored 1" in summary  # session.json is never counted
+    assert "blocks   4  resumable 3, legacy 1" in summary
     assert "findings 6  error 4, warning 2, note 0" in summary
+    assert "skipped  1  JSON files that are not histories; -v lists them" in summary
     assert out.endswith("FAILED: error findings\n")
 
 
-# --- json lines --------------------------------------------------------------------------------
+def test_a_finding_repeated_per_block_is_one_line_per_file_and_code(
+    tmp_path: Path, capsys: Any
+) -> None:
+    legacy = [MINIMAL.replace("rs_old", f"rs_{n}") for n in range(40)]
+    path = write(tmp_path / "history_legacy.json", history(*legacy))
+
+    _, out, _ = run([str(path)], capsys)
+    _, verbose, _ = run(["-v", str(path)], capsys)
+
+    (line,) = [ln for ln in out.splitlines() if "legacy_minimal_record" in ln]
+    assert "40 blocks (message 1, block 0; message 2, block 0; message 3, block 0; 37 more" in line
+    assert len([ln for ln in verbose.splitlines() if "legacy_minimal_record" in ln]) == 40
 
 
-def test_json_lines_validate_against_the_schema(tree: Path, capsys: Any) -> None:
+# --- which files are histories ------------------------------------------------------------------
+
+
+def test_a_walk_validates_histories_by_name_and_shape_and_skips_other_json(
+    tmp_path: Path, capsys: Any
+) -> None:
+    write(tmp_path / "package.json", '{"name": "x", "version": "1.0.0"}')
+    write(tmp_path / "corpus" / "generated.json", '[{"messages": "not a history"}]')
+    write(tmp_path / "corpus" / "truncated.json", '{"a": ')
+    write(tmp_path / "exports" / "shareable.json", history(envelope()))  # by shape
+    write(tmp_path / "s1" / "history_dev.json", "{")  # by name: always a history
+
+    status, out, _ = run(["--format", "json", str(tmp_path)], capsys)
+
+    document = json.loads(out)
+    assert [Path(f["path"]).name for f in document["files"]] == [
+        "shareable.json",
+        "history_dev.json",
+    ]
+    assert {Path(s["path"]).name: s["reason"] for s in document["skipped"]} == {
+        "generated.json": "not a history: the top-level value is not an object",
+        "truncated.json": "not a history: not JSON: Expecting value at line 1 column 7",
+        "package.json": "not a history: no top-level member messages",
+    }
+    assert document["summary"]["skipped"] == 3 and status == 1  # history_dev.json is broken
+
+
+def test_a_file_named_on_the_command_line_is_always_validated(tmp_path: Path, capsys: Any) -> None:
+    package = write(tmp_path / "package.json", '{"name": "x"}')
+    status, out, _ = run(["--format", "json", str(package)], capsys)
+    (finding,) = json.loads(out)["files"][0]["findings"]
+    assert status == 1 and finding["code"] == "history_malformed"
+
+
+def test_exclude_leaves_out_files_and_whole_directories(tmp_path: Path, capsys: Any) -> None:
+    write(tmp_path / "s1" / "history_a.json", history(envelope()))
+    write(tmp_path / "s1" / "history_bad.json", "{")
+    write(tmp_path / "fixtures" / "deep" / "history_broken.json", "{")
+    write(tmp_path / "keep" / "fixtures.json", history(envelope("rs_k", "k")))
+    argv = ["--format", "json", "--permissions", "ignore", "--exclude", "fixtures/"]
+    argv += ["--exclude", "s1/*_bad.json"]
+
+    status, out, _ = run([*argv, str(tmp_path)], capsys)
+
+    document = json.loads(out)
+    assert [Path(f["path"]).name for f in document["files"]] == ["fixtures.json", "history_a.json"]
+    assert document["summary"]["excluded"] == 2 and status == 0
+    explicit = str(tmp_path / "s1" / "history_bad.json")
+    assert run([*argv, explicit], capsys)[0] == 1  # named: validated, whatever --exclude says
+
+
+def test_an_invalid_exclude_pattern_is_a_usage_error(tmp_path: Path, capsys: Any) -> None:
+    write(tmp_path / "history_a.json", history(envelope()))
+    status, out, err = run(["--exclude", "!keep.json", str(tmp_path)], capsys)
+    assert status == 2 and out == "" and "negation (!) is not supported" in err
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_nothing_to_validate_is_exit_2_with_one_line_and_no_report(
+    tmp_path: Path, capsys: Any, fmt: str
+) -> None:
+    (tmp_path / "empty").mkdir()
+    write(tmp_path / "node" / "package.json", '{"name": "x"}')
+    write(tmp_path / "all" / "history_a.json", history(envelope()))
+    for argv in (["empty"], ["node"], ["--exclude", "*.json", "all"]):
+        paths = [str(tmp_path / a) if not a.startswith("-") and "*" not in a else a for a in argv]
+        status, out, err = run(["--format", fmt, *paths], capsys)
+        assert status == 2 and out == "", argv
+        (line,) = err.splitlines()
+        assert line.startswith("conformance validate: error: nothing to validate"), line
+
+
+def test_nothing_to_validate_leaves_no_output_file_and_an_old_one_unchanged(
+    tmp_path: Path, capsys: Any
+) -> None:
+    (tmp_path / "empty").mkdir()
+    new, old = tmp_path / "new.sarif", tmp_path / "old.sarif"
+    old.write_text("previous report")
+    for output in (new, old):
+        argv = ["--format", "sarif", "--output", str(output), str(tmp_path / "empty")]
+        assert run(argv, capsys)[0] == 2
+    assert not new.exists() and old.read_text() == "previous report"
+
+
+def test_output_dash_is_stdout(tmp_path: Path, capsys: Any) -> None:
+    path = write(tmp_path / "history_a.json", history(envelope()))
+    status, out, _ = run(["--format", "json", "--output", "-", str(path)], capsys)
+    assert status == 0 and json.loads(out)["summary"]["files"] == 1
+    assert not (tmp_path / "-").exists() and not Path("-").exists()
+
+
+# --- json --------------------------------------------------------------------------------------
+
+
+def test_json_is_one_document_valid_against_its_schema(tree: Path, capsys: Any) -> None:
     status, out, _ = run(["--format", "json", str(tree)], capsys)
-    validator = Draft202012Validator(FINDING_SCHEMA)
-    Draft202012Validator.check_schema(FINDING_SCHEMA)
+    Draft202012Validator.check_schema(REPORT_SCHEMA)
+    document = json.loads(out)
+    Draft202012Validator(REPORT_SCHEMA).validate(document)
+    assert REPORT_SCHEMA["$id"] == "urn:reasoning-replay:conformance:validate-report"
     lines = json_lines(out)
-    for line in lines:
-        assert not list(validator.iter_errors(line)), line
-    assert FINDING_SCHEMA["$id"] == "urn:reasoning-replay:conformance:validate-finding"
     summary = lines[-1]
     assert summary["type"] == "summary" and summary["exit_status"] == status == 1
     assert [ln["type"] for ln in lines].count("file") == summary["files"] == 5
+    assert (summary["histories"], summary["session_files"], summary["skipped"]) == (4, 1, 1)
     findings = [ln for ln in lines if ln["type"] == "finding"]
     assert {(Path(f["path"]).name, f["code"]) for f in findings} == {
-        ("broken.json", "history_malformed"),
+        ("compacted_broken.json", "history_malformed"),
         ("session.json", "file_mode_too_open"),
         ("2611291000-abc", "directory_mode_too_open"),  # the path names the directory
         ("history_dev.json", "dedupe_exact_duplicate"),
@@ -164,12 +276,13 @@ def test_json_lines_validate_against_the_schema(tree: Path, capsys: Any) -> None
     }
     assert len(findings) == 6
     assert all("gAAAA" not in f["message"] for f in findings)  # never replay material
+    (session,) = [f for f in document["files"] if f["kind"] == "session"]
+    assert "replays_as_stored" not in session and "counts" not in session
 
 
 def test_the_schema_refuses_wrong_severities_and_codes() -> None:
-    validator = Draft202012Validator(FINDING_SCHEMA)
+    validator = Draft202012Validator(REPORT_SCHEMA)
     good = {
-        "type": "finding",
         "path": "p",
         "code": "legacy_minimal_record",
         "severity": "warning",
@@ -177,11 +290,14 @@ def test_the_schema_refuses_wrong_severities_and_codes() -> None:
         "block_index": 0,
         "message": "m",
     }
-    assert validator.is_valid(good)
-    assert not validator.is_valid({**good, "severity": "error"})
-    assert not validator.is_valid({**good, "code": "plan_model_invalid"})
-    assert not validator.is_valid({k: v for k, v in good.items() if k != "block_index"})
-    assert not validator.is_valid({**good, "fixed": True})
+    finding = {"$ref": "#/$defs/finding", "$defs": REPORT_SCHEMA["$defs"]}
+    check = Draft202012Validator(finding)
+    assert check.is_valid(good)
+    assert not check.is_valid({**good, "severity": "error"})
+    assert not check.is_valid({**good, "code": "plan_model_invalid"})
+    assert not check.is_valid({k: v for k, v in good.items() if k != "block_index"})
+    assert not check.is_valid({**good, "fixed": True})
+    assert not validator.is_valid({"tool": {}, "files": [], "skipped": [], "summary": {}})
 
 
 # --- sarif -------------------------------------------------------------------------------------
@@ -231,7 +347,7 @@ def test_sarif_relative_paths_use_a_base_id(tree: Path, capsys: Any, monkeypatch
     _, out, _ = run(["--format", "sarif", "exports"], capsys)
     run_ = json.loads(out)["runs"][0]
     location = run_["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
-    assert location == {"uri": "exports/broken.json", "uriBaseId": "SRCROOT"}
+    assert location == {"uri": "exports/compacted_broken.json", "uriBaseId": "SRCROOT"}
     assert run_["originalUriBaseIds"]["SRCROOT"]["uri"] == tree.as_uri() + "/"
 
 
@@ -370,7 +486,7 @@ def test_a_session_directory_is_checked_once_and_others_never(tree: Path, capsys
     assert len(directory) == 1 and "2611291000-abc" in directory[0]["message"]
     files = [Path(ln["path"]).name for ln in json_lines(out) if ln["type"] == "file"]
     assert files == [
-        "broken.json",
+        "compacted_broken.json",
         "compacted_1.json",
         "history_dev.json",
         "history_dev_previous.json",
@@ -414,7 +530,6 @@ def test_blocks_another_provider_issued_are_counted_per_file_in_every_format(
 
     _, out, _ = run(["--format", "json", str(path)], capsys)
     (record,) = [line for line in json_lines(out) if line["type"] == "file"]
-    Draft202012Validator(FINDING_SCHEMA).validate(record)
     assert (record["provider"], record["provider_mismatch"]) == ("xai", 1)
     assert record["replays_as_stored"] is False
 

@@ -67,6 +67,7 @@ from functools import partial
 from pathlib import Path
 from typing import IO, Any, Final
 
+from leak_corpus import corpus
 from reasoning_replay.diagnostics import Code
 from reasoning_replay.history import history_files
 from reasoning_replay.history.export import ExportMode, export_history
@@ -580,8 +581,10 @@ def random_envelope_text(rng: random.Random) -> str | None:
 
 
 def new_canary(rng: random.Random) -> str:
-    """A ciphertext-like string no other input holds: ``gAAAAAB`` and 40 hexadecimal digits."""
-    return "gAAAAAB" + "".join(rng.choice("0123456789abcdef") for _ in range(40))
+    """A ciphertext-like string no other input holds: ``gAAAAAB`` and 113 hexadecimal digits
+    (120 characters: a Fernet token's shape, SPEC H8, so that the leak corpus's forms without a
+    name are found too)."""
+    return "gAAAAAB" + "".join(rng.choice("0123456789abcdef") for _ in range(113))
 
 
 def canary_envelope(canary: str, rng: random.Random) -> str:
@@ -616,6 +619,12 @@ def canary_forms(canary: str, rng: random.Random) -> dict[str, str]:
         "upper-case-name": json.dumps({"Encrypted_Content": canary}),
         "fragment": f'log: "encrypted_content": "{canary}" (truncated',
         "nested-item": json.dumps({"item": {"type": "reasoning", "encrypted_content": canary}}),
+        # The leak corpus (issue 20) as a seed set: every text form of the ciphertext.
+        **{
+            f"corpus/{form.form_class}/{form.name}": form.text
+            for form in corpus(ciphertext=canary)
+            if form.kind == "ciphertext"
+        },
     }
 
 

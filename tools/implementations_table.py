@@ -165,6 +165,8 @@ class Row:
     not_declared: tuple[tuple[str, int], ...]  # skipped for an undeclared operation, per operation
     skipped_by_adapter: int  # the adapter answered "skipped"
     handshake_error: str | None
+    not_applicable: int = 0  # cases of a history form it does not read (SPEC CL4)
+    history_formats: tuple[str, ...] = ()  # the forms the run judged it in; () when not said
 
 
 def directory_of(key: str) -> str:
@@ -287,6 +289,8 @@ def row_from_report(key: str, report: Mapping[str, Any], spec: SpecIndex) -> Row
         not_declared=not_declared,
         skipped_by_adapter=by_adapter,
         handshake_error=report.get("handshake_error"),
+        not_applicable=totals.get("not_applicable", 0),
+        history_formats=tuple(report.get("history_formats", ())),
     )
 
 
@@ -399,6 +403,12 @@ def render_note(row: Row) -> list[str]:
     skipped = skipped_text(row)
     if skipped is not None:
         sentences.append(skipped)
+    if row.not_applicable:
+        reads = ", ".join(row.history_formats) or "no form"
+        sentences.append(
+            f"Not applicable: {_plural(row.not_applicable, 'case')} of a history form it does "
+            f"not read (it reads: {reads}; [SPEC CL4]({SPEC_LINK}#CL4))."
+        )
     if not sentences:
         return []
     # Each entry's reason is in the linked file; the README keeps to counts.

@@ -39,7 +39,7 @@ from typing import Any, Final
 import msgspec
 from reasoning_replay import operations
 from reasoning_replay.diagnostics import Code
-from reasoning_replay.history import export, scan, validation
+from reasoning_replay.history import export, scan, text_forms, text_redaction, validation
 from reasoning_replay.operations import OperationResult
 from reasoning_replay.ordering import cache_state, overrides, planner
 from reasoning_replay.ordering.cache_state import ALLOWED_EFFORTS
@@ -1294,28 +1294,101 @@ def m_dedupe_reverse_order(p: Patcher) -> None:
 
 @mutant("R2", "sensitive names are compared case-sensitively")
 def m_names_case_sensitive(p: Patcher) -> None:
-    p.set(redaction, "normal_name", lambda name: name.replace("-", "").replace("_", ""))
+    p.set(redaction, "normal_name", lambda name: re.sub(r"[^A-Za-z0-9]+", "", name))
 
 
-@mutant("R2", "separators are kept in a name's normal form")
-def m_names_separators_kept(p: Patcher) -> None:
-    p.set(redaction, "normal_name", lambda name: name.lower() if name.isascii() else name)
+@mutant("R2", "only - and _ are removed from a name's normal form")
+def m_names_only_dash_underscore_removed(p: Patcher) -> None:
+    p.set(redaction, "normal_name", lambda name: name.lower().replace("-", "").replace("_", ""))
 
 
-@mutant("R2", "the suffixes token and auth match anywhere in a name, as fragments")
-def m_names_suffixes_as_fragments(p: Patcher) -> None:
-    p.set(redaction, "SENSITIVE_SUFFIXES", ())
-    p.set(redaction, "SENSITIVE_FRAGMENTS", (*redaction.SENSITIVE_FRAGMENTS, "token", "auth"))
+@mutant("R2", "digits are removed from a name's normal form too")
+def m_names_digits_removed(p: Patcher) -> None:
+    p.set(redaction, "normal_name", lambda name: re.sub(r"[^a-z]+", "", name.lower()))
 
 
-@mutant("R2", "only the listed fragments count, not the suffixes")
-def m_names_no_suffixes(p: Patcher) -> None:
-    p.set(redaction, "SENSITIVE_SUFFIXES", ())
+@mutant("R2", "token and auth count only at the end of a name (the closed list of fragments)")
+def m_names_suffix_rule(p: Patcher) -> None:
+    fragments = tuple(f for f in redaction.SENSITIVE_FRAGMENTS if f not in ("token", "auth"))
+
+    def sensitive(name: str) -> bool:
+        normal = redaction.normal_name(name)
+        return normal.endswith(("token", "auth")) or any(f in normal for f in fragments)
+
+    p.everywhere(redaction.is_sensitive_name, sensitive)
 
 
 @mutant("R2", "names are lowercased with full Unicode case folding")
 def m_names_casefold(p: Patcher) -> None:
-    p.set(redaction, "normal_name", lambda name: name.casefold().replace("-", "").replace("_", ""))
+    p.set(redaction, "normal_name", lambda name: re.sub(r"[^a-z0-9]+", "", name.casefold()))
+
+
+@mutant("R2", "a name/value pair's value is kept")
+def m_pairs_kept(p: Patcher) -> None:
+    p.set(redaction, "pair_name", lambda value, text: None)
+
+
+@mutant("R2", "a count is judged by its literal: 1.0 is not a count")
+def m_count_by_literal(p: Patcher) -> None:
+    p.set(
+        redaction,
+        "is_count",
+        lambda value: isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+    )
+
+
+@mutant("R2", "the replacement names the member by its normal form")
+def m_replacement_normal_name(p: Patcher) -> None:
+    original = redaction.replacement
+
+    def mutated(name: str, value: object, text: Callable[[str], str]) -> object:
+        replaced = original(name, value, text)
+        if isinstance(replaced, dict) and replaced.keys() == {"redacted"}:
+            return {"redacted": redaction.normal_name(name)}
+        return replaced
+
+    p.set(redaction, "replacement", mutated)
+
+
+@mutant("R2", "bytes and sha256 replace any name holding encryptedcontent")
+def m_measured_any_ciphertext_name(p: Patcher) -> None:
+    original = redaction.replacement
+
+    def mutated(name: str, value: object, text: Callable[[str], str]) -> object:
+        if "encryptedcontent" in redaction.normal_name(name) and isinstance(value, str):
+            return original("encrypted_content", value, text)
+        return original(name, value, text)
+
+    p.set(redaction, "replacement", mutated)
+
+
+@mutant("R2", "rule 4 applies to a sensitive member's value too")
+def m_nesting_before_sensitive(p: Patcher) -> None:
+    original = redaction.redact_value
+
+    def mutated(value: object, text: Callable[[str], str], depth: int = 0) -> object:
+        if isinstance(value, Mapping) and depth + 1 >= redaction.MAX_REDACTION_DEPTH:
+            return {
+                name: {"redacted": "nesting"}
+                if isinstance(member, Mapping | list) and redaction.is_sensitive_name(name)
+                else original(member, text, depth + 1)
+                for name, member in value.items()
+            }
+        return original(value, text, depth)
+
+    p.set(redaction, "redact_value", mutated)
+
+
+@mutant("R2", "rule 1 precedes rule 4: a reasoning item at any depth becomes its view")
+def m_view_before_nesting(p: Patcher) -> None:
+    original = redaction.redact_value
+
+    def mutated(value: object, text: Callable[[str], str], depth: int = 0) -> object:
+        if isinstance(value, Mapping) and value.get("type") == "reasoning":
+            return original(value, text, 0)
+        return original(value, text, depth)
+
+    p.set(redaction, "redact_value", mutated)
 
 
 @mutant("R2", "a non-string value under a sensitive name is kept")
@@ -1350,7 +1423,7 @@ def m_view_counts_characters(p: Patcher) -> None:
 
 @mutant("R3", "a debug capture keeps reasoning items, redacting only sensitive names")
 def m_debug_keeps_reasoning(p: Patcher) -> None:
-    original = redaction.redact
+    original = redaction.redact_structural
 
     def mutated(value: object) -> object:
         if isinstance(value, Mapping) and value.get("type") == "reasoning":
@@ -2371,6 +2444,84 @@ _DEDUPE_CODES: Final = frozenset((Code.DEDUPE_EXACT_DUPLICATE, Code.DEDUPE_ID_CI
 
 
 # ---------------------------------------------------------------------------------------------
+# Trailing placement (SPEC F2, F4) and the items form (SPEC CL3)
+
+
+@mutant("F2", "updates trail: stored ones replayed where they are, a change appended at the end")
+def m_trailing_placement(p: Patcher) -> None:
+    """The placement of a framework that appends its update at the end of each step's request
+    (after the user message, and on tool-result steps) and replays the updates it stored there:
+    the request-level effort as F1 gives it, no update derived before a user message."""
+    original_plan = planner.plan_request
+
+    def plan(messages: Any, settings: Any) -> Any:
+        planned = original_plan(messages, settings)
+        if (
+            isinstance(planned, Code)
+            or settings.transport is planner.PlanTransport.WEBSOCKET_CONTINUATION
+            or settings.target_provider not in planner.GOVERNED_PROVIDERS
+            or not overrides.is_update_capable(planned.request["model"], settings.update_capable)
+        ):
+            return planned
+        target = provider_input.ReplayTarget(settings.target_provider)
+        read = provider_input.read_replay_blocks(messages, target)
+        parts = provider_input.message_inputs(messages, target, read)
+        items = [item for part in parts for item in part]
+        effective = planned.request["reasoning"]["effort"]
+        for item in items:
+            if item.get("type") == "configuration_update":
+                effective = item["reasoning"]["effort"]
+        desired = overrides.desired_effort(settings.desired_effort, settings.metadata)
+        if desired != effective:
+            items.append(planner.configuration_update(desired))
+        planned.request["input"] = items
+        return planned
+
+    p.everywhere(original_plan, plan)
+
+
+@mutant("CL3", "in the items form, a message's reasoning items are sent before its other items")
+def m_items_form_reasoning_first(p: Patcher) -> None:
+    original = provider_input.message_inputs
+
+    def mutated(messages: Any, target: Any, read: Any) -> Iterator[tuple[dict[str, Any], ...]]:
+        for message, items in zip(messages, original(messages, target, read), strict=True):
+            if not message.reasoning_in_items:
+                yield items
+                continue
+            reasoning = tuple(i for i in items if i.get("type") == "reasoning")
+            yield (*reasoning, *(i for i in items if i.get("type") != "reasoning"))
+
+    p.everywhere(original, mutated)
+
+
+@mutant("CL3", "in the items form, a diagnostic counts only the message's reasoning items")
+def m_items_form_reasoning_ordinal(p: Patcher) -> None:
+    def ordinal(messages: Any, message_index: int, item_index: int) -> int:
+        items = messages[message_index].get("items", [])
+        return sum(1 for i in items[:item_index] if i.get("type") == "reasoning")
+
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        history_doc = data.get("history")
+        if result.output is None or not isinstance(history_doc, dict):
+            return result
+        if history_doc.get("form") != "items":
+            return result
+        messages = history_doc["messages"]
+        diagnostics = [
+            {**d, "block_index": ordinal(messages, d["message_index"], d["block_index"])}
+            if d["code"] != Code.CACHE_STATE_INVALID.value
+            else d
+            for d in result.output["diagnostics"]
+        ]
+        return _result({**result.output, "diagnostics": diagnostics})
+
+    p.wrap("replay", wrapper)
+    p.wrap("plan", wrapper)
+
+
+# ---------------------------------------------------------------------------------------------
 # Stored histories (SPEC §10)
 
 
@@ -2443,6 +2594,18 @@ def m_no_store(p: Patcher) -> None:
 @mutant("P5", "a plan does not ask for the encrypted content")
 def m_no_include(p: Patcher) -> None:
     _plan_request_rewrite(lambda _data, request: request.update(include=[]))(p)
+
+
+@mutant("P5", "with no configuration, only the requests to openai send store false")
+def m_defaults_store_for_openai_only(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None or data.get("target_provider") == "openai":
+            return result
+        request = {k: v for k, v in result.output["request"].items() if k != "store"}
+        return OperationResult(output={**result.output, "request": request})
+
+    p.wrap("defaults", wrapper)
 
 
 class _EveryProvider:
@@ -2905,12 +3068,56 @@ def m_min_ciphertext_15(p: Patcher) -> None:
 
 @mutant("H8", "the name encrypted_content is matched case-sensitively")
 def m_scan_case_sensitive(p: Patcher) -> None:
-    p.set(scan, "_ascii_lower", lambda name: name)
+    p.set(scan, "is_ciphertext_name", lambda name: name == "encrypted_content")
+
+
+@mutant("H8", "a Fernet-prefixed run needs more than 100 characters")
+def m_scan_fernet_longer(p: Patcher) -> None:
+    p.set(text_forms, "MIN_FERNET_CHARS", 101)
+
+
+@mutant("H8", "a long run needs no digit to be a ciphertext by its shape")
+def m_scan_long_run_two_classes(p: Patcher) -> None:
+    p.set(text_forms, "_DIGIT", re.compile(r"[\s\S]"))
+
+
+@mutant("H8", "a file that is not text is skipped without a finding")
+def m_scan_not_text_skipped(p: Patcher) -> None:
+    original = scan.scan_decoded
+    p.everywhere(scan.scan_text, lambda text: tuple(original(text)))
+
+
+@mutant("H8", "encoded texts are not decoded")
+def m_scan_no_decodings(p: Patcher) -> None:
+    p.set(scan, "percent_decoded", lambda text: None)
+    p.set(scan, "references_decoded", lambda text: None)
+    p.set(scan, "base64_decoded", lambda run: None)
+
+
+@mutant("H8", "a value cut off before its closing quote is no finding")
+def m_scan_truncated_ignored(p: Patcher) -> None:
+    original = scan.read_fragment
+
+    def mutated(text: str, start: int, backslashes: int) -> scan.Fragment:
+        found = original(text, start, backslashes)
+        return found if found.terminated else scan.Fragment("", found.value_end, found.end)
+
+    p.set(scan, "read_fragment", mutated)
+
+
+@mutant("H8", "a file is read line by line only: a colon on the next line is missed")
+def m_scan_lines_only(p: Patcher) -> None:
+    p.set(scan, "_HEAD_AT_END", re.compile(r"(?!)"))
+
+
+@mutant("H6", "text forms that are not JSON are left as they are")
+def m_export_no_text_forms(p: Patcher) -> None:
+    p.set(text_redaction, "assignments", lambda gap: iter(()))
 
 
 @mutant("H8", "embedded (escaped) envelopes are not looked into")
 def m_scan_not_embedded(p: Patcher) -> None:
-    p.set(scan, "_embedded", lambda text: iter(()))
+    p.set(scan, "_embedded", lambda text, decodings: iter(()))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ One folder per part of the SPEC: :mod:`.record` (Part I, §2–§8), :mod:`.orde
 and :mod:`.cli` the command line. ARCHITECTURE.md maps them. The names below are the public API.
 """
 
+from reasoning_replay.history.text_redaction import redact, redact_text
 from reasoning_replay.record.capture import (
     CaptureResult,
     CaptureSource,
@@ -34,7 +35,10 @@ from reasoning_replay.record.provider_input import (
     reasoning_replay_item_to_provider_input,
 )
 from reasoning_replay.record.reader import ReadResult, parse_reasoning_replay_envelope
-from reasoning_replay.record.redaction import redact, redact_reasoning_replay_for_diagnostics
+from reasoning_replay.record.redaction import (
+    redact_reasoning_replay_for_diagnostics,
+    redact_structural,
+)
 from reasoning_replay.record.telemetry import ReplayTelemetry, replay_telemetry
 from reasoning_replay.record.writer import serialize_reasoning_replay_envelope
 
@@ -70,6 +74,8 @@ __all__ = [
     "reasoning_replay_item_to_provider_input",
     "redact",
     "redact_reasoning_replay_for_diagnostics",
+    "redact_structural",
+    "redact_text",
     "replay_telemetry",
     "schema_registry",
     "serialize_reasoning_replay_envelope",

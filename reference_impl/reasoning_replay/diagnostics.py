@@ -43,6 +43,7 @@ class Code(StrEnum):
     FILE_MODE_TOO_OPEN = "file_mode_too_open"
     DIRECTORY_MODE_TOO_OPEN = "directory_mode_too_open"
     REPLAY_MATERIAL_EXPOSED = "replay_material_exposed"
+    SCAN_FILE_NOT_TEXT = "scan_file_not_text"
     CACHE_STATE_INVALID = "cache_state_invalid"
     PLAN_MODEL_INVALID = "plan_model_invalid"
     PLAN_CACHE_KEY_INVALID = "plan_cache_key_invalid"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -17,6 +18,7 @@ from reasoning_replay.history.scan import scan_text
 from reasoning_replay.history.validation import validate_history
 from reasoning_replay.ordering.planner import (
     DEFAULT_UPDATE_CAPABLE,
+    REPLAY_INCLUDE,
     Endpoint,
     PlanSettings,
     PlanTransport,
@@ -39,7 +41,7 @@ from reasoning_replay.record.providers import (
     provider_names_from_json,
 )
 from reasoning_replay.record.reader import parse_reasoning_replay_envelope
-from reasoning_replay.record.redaction import redact
+from reasoning_replay.record.redaction import redact_structural
 from reasoning_replay.record.telemetry import replay_telemetry
 
 from .diagnostics import Code
@@ -209,10 +211,25 @@ def _plan(data: Mapping[str, Any]) -> OperationResult:
     )
 
 
+def _defaults(data: Mapping[str, Any]) -> OperationResult:
+    """SPEC P5, K1: what the reference sends with no configuration at all: ``store: false``, the
+    include P5 asks for, and a fresh instance key; no ``reasoning`` (no effort is configured)."""
+    return _accepted(
+        {
+            "request": {
+                "model": _field(data, "model", str),
+                "store": False,
+                "include": [REPLAY_INCLUDE],
+                "prompt_cache_key": secrets.token_hex(16),  # K1: 32 lowercase hex, at random
+            }
+        }
+    )
+
+
 def _redact(data: Mapping[str, Any]) -> OperationResult:
     if "payload" not in data:
         raise OperationInputError("input.payload is missing")
-    return _accepted({"payload": redact(data["payload"])})
+    return _accepted({"payload": redact_structural(data["payload"])})
 
 
 def _telemetry(data: Mapping[str, Any]) -> OperationResult:
@@ -293,6 +310,7 @@ _HANDLERS: Final[dict[str, Callable[[Mapping[str, Any]], OperationResult]]] = {
     "redact": _redact,
     "telemetry": _telemetry,
     "plan": _plan,
+    "defaults": _defaults,
     "scan": _scan,
     "validate": _validate,
     "export": _export,

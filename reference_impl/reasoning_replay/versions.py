@@ -85,6 +85,13 @@ def versions() -> Versions:
     )
 
 
+def spec_url(anchor: str) -> str:
+    """Where a SPEC anchor will be read at the project's public URL (versions.json, the one
+    place that names it): ``<public url>SPEC.md#<anchor>``."""
+    base = versions().public_url
+    return f"{base if base.endswith('/') else base + '/'}SPEC.md#{anchor}"
+
+
 def versions_text(table: Versions) -> str:
     """The table as ``conformance --version`` prints it: one aligned line per part."""
     lines = table.lines()

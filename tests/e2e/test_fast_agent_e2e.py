@@ -67,7 +67,9 @@ def outcome(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 
 
 def validate(directory: Path) -> list[dict[str, Any]]:
-    """``conformance validate --format json`` on a directory: its JSON lines."""
+    """``conformance validate --format json`` on a directory: its one JSON document as a flat
+    list, each file's findings (``type`` ``finding``) then the file (``type`` ``file``), and the
+    summary (``type`` ``summary``)."""
     done = subprocess.run(
         [sys.executable, "-m", "reasoning_replay.cli.main", "validate", str(directory), *FLAGS],
         capture_output=True,
@@ -75,7 +77,12 @@ def validate(directory: Path) -> list[dict[str, Any]]:
         check=False,
     )
     assert done.returncode in (0, 1), done.stderr
-    return [json.loads(line) for line in done.stdout.splitlines() if line]
+    document = json.loads(done.stdout)
+    lines: list[dict[str, Any]] = []
+    for entry in document["files"]:
+        lines += [{"type": "finding", **finding} for finding in entry["findings"]]
+        lines.append({"type": "file", **{k: v for k, v in entry.items() if k != "findings"}})
+    return [*lines, {"type": "summary", **document["summary"]}]
 
 
 def findings(lines: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, Any, Any]]:

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from reasoning_replay.suite.forms import form_tags
+from reasoning_replay.suite.items_form import vector_form
 
 FAKE = Path(__file__).with_name("fake_adapter.py")
 
@@ -55,7 +57,8 @@ def case(
     expect_code: str | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
-    """A vector case: by default echo ``value`` and expect it back."""
+    """A vector case: by default echo ``value`` and expect it back. Its form tag (SPEC CL4) is
+    the computed one unless ``tags`` holds one."""
     inp: dict[str, Any] = {"value": value}
     if reject is not None:
         inp = {"reject": reject}
@@ -72,12 +75,18 @@ def case(
         "spec": spec,
         "operation": operation,
         "level": level,
-        "tags": tags or [],
+        "tags": _with_form_tag(tags or [], operation, inp),
         "input": inp,
         "expect": expect,
     }
     doc.update(extra)
     return doc
+
+
+def _with_form_tag(tags: list[str], operation: str, inp: dict[str, Any]) -> list[str]:
+    if form_tags(tags):
+        return tags
+    return [*tags, vector_form(operation, inp).tag]
 
 
 def write_suite(root: Path, files: dict[str, list[dict[str, Any]]], *, spec: str = SPEC) -> Path:

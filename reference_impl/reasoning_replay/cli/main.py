@@ -13,7 +13,9 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
+from typing import NoReturn
 
+from reasoning_replay.history.text_redaction import redact_text
 from reasoning_replay.suite import PROTOCOL_VERSION, runner_version
 from reasoning_replay.versions import versions, versions_text
 
@@ -75,8 +77,15 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+class _RedactingParser(argparse.ArgumentParser):
+    """A parser whose usage errors never echo a secret given as an argument (SPEC H7)."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(redact_text(message))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _RedactingParser(
         prog="conformance",
         description="Run the reasoning-replay conformance suite against an implementation.",
     )
@@ -85,7 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
         action=_VersionAction,
         help="show every version line (versions.json) and exit",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # Every subcommand's parser redacts its usage errors too (a parser of the parser's class).
+    sub: argparse._SubParsersAction[argparse.ArgumentParser] = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=_RedactingParser
+    )
 
     add_run_parser(sub)
     add_list_parser(sub)
@@ -119,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _sigterm_as_interrupt():
             return handlers[args.command](args, sys.stdout, sys.stderr)
     except UsageError as exc:
-        print(f"conformance: error: {exc}", file=sys.stderr)
+        print(f"conformance: error: {redact_text(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # `conformance list | head`
         return EXIT_OK

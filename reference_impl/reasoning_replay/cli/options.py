@@ -15,6 +15,7 @@ from reasoning_replay.suite.adapter_process import (
     OneShotAdapter,
     PersistentAdapter,
 )
+from reasoning_replay.suite.forms import HistoryFormat
 from reasoning_replay.suite.implementation import Implementation
 from reasoning_replay.suite.inprocess import InProcessImplementation
 from reasoning_replay.suite.reports import Repro
@@ -57,9 +58,27 @@ def add_selection_options(p: argparse.ArgumentParser) -> None:
         metavar="PATTERN",
         help="case id or alias: substring, or glob (* ? [...]) over the whole id",
     )
-    p.add_argument("--operation", action="append", default=[], metavar="OP")
-    p.add_argument("--tag", action="append", default=[], metavar="TAG")
-    p.add_argument("--level", action="append", default=[], choices=LEVELS)
+    p.add_argument(
+        "--operation",
+        action="append",
+        default=[],
+        metavar="OP",
+        help="only cases of operation OP (read, capture, replay, ...); repeatable",
+    )
+    p.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="only cases tagged TAG; repeatable",
+    )
+    p.add_argument(
+        "--level",
+        action="append",
+        default=[],
+        choices=LEVELS,
+        help="only cases of this level (SPEC.md#levels); repeatable",
+    )
 
 
 def add_impl_options(p: argparse.ArgumentParser, *, required: bool = False) -> None:
@@ -88,6 +107,16 @@ def add_impl_options(p: argparse.ArgumentParser, *, required: bool = False) -> N
         metavar="S",
         help=f"seconds to wait for the handshake reply (default {DEFAULT_START_TIMEOUT:g})",
     )
+
+
+def add_history_format_option(p: argparse.ArgumentParser, help: str) -> None:
+    p.add_argument(
+        "--history-format", choices=[f.value for f in HistoryFormat], default=None, help=help
+    )
+
+
+def history_format_from_args(args: argparse.Namespace) -> HistoryFormat | None:
+    return None if args.history_format is None else HistoryFormat(args.history_format)
 
 
 def suite_from_args(args: argparse.Namespace) -> Suite:
@@ -128,4 +157,5 @@ def repro_from_args(args: argparse.Namespace) -> Repro:
         oneshot=args.oneshot,
         vectors=tuple(str(v) for v in args.vectors or ()),
         timeout=args.timeout if args.timeout != DEFAULT_TIMEOUT else None,
+        history_format=getattr(args, "history_format", None),
     )

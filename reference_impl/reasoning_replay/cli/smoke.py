@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from reasoning_replay.suite import protocol
+from reasoning_replay.suite.forms import HistoryFormat, applicability, prepared_case
 from reasoning_replay.suite.governed import governed_reply
 from reasoning_replay.suite.outcomes import Outcome, judge
 from reasoning_replay.suite.protocol import (
@@ -19,7 +20,7 @@ from reasoning_replay.suite.protocol import (
     ReplyTooLong,
     Timeout,
 )
-from reasoning_replay.suite.runner import handshake_message
+from reasoning_replay.suite.runner import announced_formats, handshake_message
 from reasoning_replay.suite.vectors import (
     Case,
     Suite,
@@ -37,7 +38,13 @@ from .options import (
 
 
 def add_smoke_parser(sub: Any) -> None:
-    smoke = sub.add_parser("smoke", help="check an adapter: handshake, messages, one case per op")
+    smoke = sub.add_parser(
+        "smoke",
+        help="check an adapter: handshake, messages, one case per op",
+        description="Check an adapter program before a full run: the handshake, the shape of "
+        "each message, and one case per operation it declares, with plain advice for each "
+        "problem (conformance/PROTOCOL.md). Exit 0 when it speaks the protocol, 1 otherwise.",
+    )
     add_vector_options(smoke)
     add_impl_options(smoke, required=True)
 
@@ -66,13 +73,20 @@ def _advice(failure: Failure) -> str:
     return ""
 
 
-def _pick_smoke_cases(suite: Suite, operations: Sequence[str]) -> list[Case]:
-    """One case per operation, preferring an accepted output (it exercises the most)."""
+def _pick_smoke_cases(
+    suite: Suite, operations: Sequence[str], formats: Sequence[HistoryFormat]
+) -> list[tuple[Case, HistoryFormat | None]]:
+    """One case per operation that applies to the implementation's history forms (SPEC CL4),
+    preferring an accepted output (it exercises the most), with the form its history goes in."""
     picked = []
     for op in operations:
-        of_op = [c for c in suite.cases if c.operation == op]
+        of_op = [
+            (c, applies.history_format)
+            for c in suite.cases
+            if c.operation == op and (applies := applicability(c, formats)).applies
+        ]
         if of_op:
-            picked.append(next((c for c in of_op if not c.expect.is_reject), of_op[0]))
+            picked.append(next((p for p in of_op if not p[0].expect.is_reject), of_op[0]))
     return picked
 
 
@@ -105,6 +119,8 @@ def cmd_smoke(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if isinstance(info, ImplementationInfo):
         say(True, f"handshake: {info.label()}, operations {', '.join(info.operations) or '-'}")
         operations = list(info.operations)
+        formats = announced_formats(info)
+        out.write(f"     history formats: {', '.join(formats)}\n")
         _note_operations(out, operations, suite)
     else:
         say(False, f"handshake: {handshake_message(info)}")
@@ -115,14 +131,17 @@ def cmd_smoke(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             impl.close()
             return EXIT_UNEXPECTED
         operations = list(suite.operations)  # one-shot: try every operation anyway
+        formats = announced_formats(None)
     repro = repro_from_args(args)
     try:
-        for seq, case in enumerate(_pick_smoke_cases(suite, operations), start=1):
+        picked = _pick_smoke_cases(suite, operations, formats)
+        for seq, (vector, history_format) in enumerate(picked, start=1):
+            case = prepared_case(vector, history_format, frozenset())
             ex = impl.run(seq, case)
             if isinstance(ex.reply, (Crash, Timeout, ProtocolViolation, ReplyTooLong)):
                 say(False, f"{case.operation}: {case.id}: {handshake_message(ex.reply)}")
                 out.write(f"     advice: {_advice(ex.reply)}\n")
-                out.write(f"     try: {repro.request_command(case.id)}\n")
+                out.write(f"     try: {repro.request_command(case.id, history_format)}\n")
                 _write_stderr(out, ex.stderr or "")
                 continue
             verdict = judge(case.expect, governed_reply(case, ex.reply))

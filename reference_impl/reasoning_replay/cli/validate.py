@@ -2,15 +2,18 @@
 
 Parses the options, runs :func:`reasoning_replay.history.validate_run.run_validate` with a report
 format of :mod:`reasoning_replay.history.report_formats`, and writes the report to standard
-output or to ``--output``, never over any file it must not harm (issue 12), and put in place
-whole when the run ends (:mod:`reasoning_replay.atomic_files`).
+output (only the report: progress and errors go to standard error) or to ``--output``, never
+over any file it must not harm (issue 12), and put in place whole when the run ends
+(:mod:`reasoning_replay.atomic_files`); a run that validates nothing leaves ``--output`` as it
+was.
 
 ``--jobs N`` asks for up to N worker processes; a run never starts more than there are usable
 CPUs or batches of files (:func:`reasoning_replay.history.validate_run.worker_count`), so a
 huge N costs nothing, and N below 1 is a usage error.
 
 Exit status (SPEC H3): 0 no ``error`` finding (fixed permissions do not count), 1 an ``error``
-finding, 2 a usage error or a path that does not exist.
+finding, 2 a usage error, a path that does not exist, or nothing to validate (no history in the
+paths given, or every one excluded).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from reasoning_replay.atomic_files import Replacement
+from reasoning_replay.history.path_patterns import InvalidPattern, exclude_patterns
 from reasoning_replay.history.report_formats import VALIDATE_FORMATS, make_writer
 from reasoning_replay.history.safe_files import display_path, output_problem
 from reasoning_replay.history.validate_run import PERMISSION_POLICIES, run_validate
@@ -44,18 +48,47 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         allow_abbrev=False,  # a file named like an abbreviated option must not become one
         help="validate stored history files and session directories (SPEC H1-H4)",
         description="Validate stored history files: replay blocks, cache-state records, "
-        "duplicates and permissions (SPEC §10.2). Exit 0 without error findings, 1 with, "
-        "2 for a usage error or a missing path.",
+        "duplicates and permissions (SPEC §10.2). A file named here is always validated; a "
+        "directory is walked for history files: history_*.json, compacted_*.json and "
+        "session.json (permissions only) by name, any other *.json only if it is a JSON object "
+        "with a member messages (others are skipped and counted). Exit 0 without error "
+        "findings, 1 with, 2 for a usage error, a missing path, or nothing to validate.",
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="history file or directory")
-    p.add_argument("--format", choices=VALIDATE_FORMATS, default="text", help="output format")
-    p.add_argument("--output", type=Path, metavar="FILE", help="write the report to FILE")
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="history file (always validated) or directory (walked for histories)",
+    )
+    p.add_argument(
+        "--format",
+        choices=VALIDATE_FORMATS,
+        default="text",
+        help="text (default), json (one document: conformance/schemas/validate-report"
+        ".schema.json) or sarif (SARIF 2.1.0, for code scanning)",
+    )
+    p.add_argument(
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="write the report to FILE instead of stdout (- is stdout)",
+    )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="leave out what a directory walk finds that matches PATTERN, a gitignore-like glob "
+        "(name at any depth; a/b anchored at the walked directory; dir/ directories only; "
+        "**); repeatable; files named on the command line are always validated",
+    )
     p.add_argument(
         "--jobs",
         type=int,
         default=1,
         metavar="N",
-        help="worker processes, at most N (never more than usable CPUs or batches of files)",
+        help="worker processes, at most N (default 1; never more than usable CPUs or batches "
+        "of files)",
     )
     p.add_argument(
         "--fix-permissions",
@@ -84,6 +117,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "repeatable",
     )
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="text format: every block of a finding repeated per block, and the skipped files",
+    )
     return p
 
 
@@ -108,22 +147,27 @@ def _validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
         provider_names = provider_names_from_pairs(args.provider_name)
     except ProviderNamesError as error:
         raise ValidateUsageError(str(error)) from None
+    exclude = exclude_patterns(args.exclude)
+    if isinstance(exclude, InvalidPattern):
+        raise ValidateUsageError(f"--exclude {exclude.text!r}: {exclude.reason}")
     show_progress = not args.no_progress and err.isatty()
-    report = None if args.output is None else _open_report(args.output, args.paths)
+    to_file = args.output is not None and str(args.output) != "-"
+    report = _open_report(args.output, args.paths) if to_file else None
     target = out if report is None else _text(report)
     try:
         totals = run_validate(
             args.paths,
-            writer=make_writer(args.format, target),
+            writer=make_writer(args.format, target, verbose=args.verbose),
             provider=args.provider,
             provider_names=provider_names,
             jobs=args.jobs,
             fix_permissions=args.fix_permissions,
             permissions=args.permissions,
+            exclude=exclude,
             progress_stream=err if show_progress else None,
             out_is_tty=target.isatty(),
         )
-        if report is not None:
+        if report is not None and not totals.nothing_validated:
             target.flush()
             _commit(report)
     finally:
@@ -131,6 +175,8 @@ def _validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
             with contextlib.suppress(OSError, ValueError):
                 target.close()  # its buffer is flushed now, never into a reused descriptor
             report.discard()  # after a commit: nothing; else no partial report, no temp file
+    if totals.nothing_validated:
+        raise ValidateUsageError(totals.nothing_validated_reason())
     return totals.exit_status
 
 
@@ -138,7 +184,8 @@ def _open_report(path: Path, inputs: Sequence[str]) -> Replacement:
     """The ``--output`` report, refusing to harm a file: never one of the files named for
     validation (a file named ``--output=X.json`` must not turn a hook against ``X.json``),
     never a link, a FIFO or a device (issue 12). It is written to a temporary file and put in
-    place whole once the run is over (SPEC H5's way: no partial report, no temporary file)."""
+    place whole once the run is over (SPEC H5's way: no partial report, no temporary file), and
+    only when the run validated something."""
     statuses = []
     for name in inputs:
         try:

@@ -145,6 +145,24 @@ def parse_json_file_exhaustively(data: str | bytes) -> object | HistoryFileProbl
     return value
 
 
+def history_shape_problem(data: str | bytes) -> str | None:
+    """Why a file is not a history by its shape, or None when it is one.
+
+    A file claims to be a history (SPEC H1) when it is a JSON object with a member
+    ``messages``; whether the rest has H1's shape is then for validation to report
+    (``history_malformed``). A file that is not JSON, or not an object, or has no such member,
+    is some other JSON file (``package.json``, a report, a corpus) and claims nothing.
+    """
+    value = parse_json_file(data)
+    if isinstance(value, HistoryFileProblem):
+        return value.detail
+    if not isinstance(value, dict):
+        return "the top-level value is not an object"
+    if "messages" not in value:
+        return "no top-level member messages"
+    return None
+
+
 def recorded_provider(value: object) -> str | None:
     """SPEC P4: a message records a provider only with a non-empty string."""
     return value if isinstance(value, str) and value else None

@@ -1,5 +1,9 @@
-"""The report formats of the stored-history tools: ``validate`` as text, JSON lines or SARIF
-2.1.0 (SPEC H3), ``scan`` as text or JSON (SPEC H8).
+"""The report formats of the stored-history tools: ``validate`` as text, JSON or SARIF 2.1.0
+(SPEC H3), ``scan`` as text or JSON (SPEC H8).
+
+JSON is one document per invocation for both tools, each with a schema in conformance/schemas/
+(``validate-report``, ``scan-report``), as the run report is (``report``): what ``jq`` and
+``json.load`` read in one go.
 
 They sit here, beside the runs they report on (:mod:`reasoning_replay.history.validate_run`,
 :mod:`reasoning_replay.history.scan`), rather than in :mod:`reasoning_replay.suite.reports`: those
@@ -10,6 +14,7 @@ with ``\\xNN`` escapes (text, JSON) or percent-encoded bytes (SARIF URIs).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable
@@ -19,6 +24,12 @@ from typing import Any, Final, TextIO
 from urllib.parse import quote
 
 from reasoning_replay.diagnostics import Code
+from reasoning_replay.history.finding_places import (
+    FILE_START,
+    BlockKey,
+    BlockPlace,
+    block_key,
+)
 from reasoning_replay.history.safe_files import display_path
 from reasoning_replay.history.scan import FileScan
 from reasoning_replay.history.validate_run import (
@@ -31,11 +42,11 @@ from reasoning_replay.history.validate_run import (
     is_fixed,
     located_findings,
 )
-from reasoning_replay.history.validation import Finding, Severity, is_session_file
+from reasoning_replay.history.validation import Finding, Severity
 from reasoning_replay.resources import data_path
 from reasoning_replay.suite import runner_version
 from reasoning_replay.suite.specdoc import parse_spec
-from reasoning_replay.versions import versions
+from reasoning_replay.versions import spec_url, versions
 
 VALIDATE_FORMATS: Final = ("text", "json", "sarif")
 SCAN_FORMATS: Final = ("text", "json")
@@ -86,7 +97,7 @@ def logical_location(finding: Finding) -> str | None:
     return where if finding.block_index is None else f"{where}[{finding.block_index}]"
 
 
-# --- validate: text, JSON lines, SARIF ---------------------------------------------------------
+# --- validate: text, JSON, SARIF --------------------------------------------------------------
 
 
 def _location_text(finding: Finding) -> str:
@@ -98,22 +109,35 @@ def _location_text(finding: Finding) -> str:
 
 
 _STATUS: Final = {Severity.ERROR: "FAIL", Severity.WARNING: "WARN", Severity.NOTE: "NOTE"}
+_SHOWN_PLACES: Final = 3  # a summarised code names this many of its blocks
 
 
 class TextWriter:
-    """Per-file lines as files finish, then a summary table."""
+    """Per-file lines as files finish, then a summary table.
 
-    def __init__(self, out: TextIO) -> None:
+    A code found at several blocks of one file is one line (how many, the first blocks): a
+    legacy history has a finding per block, and a line each would bury the rest. ``verbose``
+    lists every block, and the files skipped as not histories.
+    """
+
+    wants_places: Final = False
+
+    def __init__(self, out: TextIO, *, verbose: bool = False) -> None:
         self._out = out
+        self._verbose = verbose
+        self._skipped: list[tuple[str, str]] = []
 
     def file(self, result: FileResult, fixes: dict[Code, Fix]) -> None:
+        if result.skipped is not None:
+            self._skipped.append((display_path(result.target.path), result.skipped))
+            return
         report, path = result.report, result.target.path
         located = located_findings(result)
         counts = report.counts
         replay = "replays as stored" if report.replays_as_stored else "does not replay as stored"
         if report.provider_mismatch:  # SPEC H3, P4: blocks another provider issued
             replay += f"; {report.provider_mismatch} would not replay to {result.provider}"
-        if is_session_file(path):
+        if result.is_session_file:
             about = "session metadata: permissions only"
         elif not report.findings:
             about = f"{counts.resumable} resumable; {replay}"
@@ -125,14 +149,29 @@ class TextWriter:
         severities = {f.severity for _, f in located}
         status = next((_STATUS[s] for s in Severity if s in severities), "ok")
         self._out.write(f"{status:<5} {display_path(path)}  ({about})\n")
+        groups: dict[tuple[Code, Severity], list[Finding]] = {}
         for _, finding in located:
-            fix = fixes.get(finding.code)
-            where = _location_text(finding)
-            line = f"  {finding.severity.value:<8} {finding.code.value:<30}"
-            if where:
-                line += f" {where}:"
-            line += " " + finding_message(finding, result.target, fix)
-            self._out.write(line.rstrip() + "\n")
+            groups.setdefault((finding.code, finding.severity), []).append(finding)
+        for (code, severity), findings in groups.items():
+            if self._verbose or len(findings) == 1:
+                for finding in findings:
+                    self._line(finding, _location_text(finding), result, fixes)
+            else:
+                shown = "; ".join(_location_text(f) for f in findings[:_SHOWN_PLACES])
+                more = len(findings) - _SHOWN_PLACES
+                where = f"{len(findings)} blocks ({shown}" + (
+                    f"; {more} more, -v lists them)" if more > 0 else ")"
+                )
+                self._line(Finding(code, level=severity), where, result, fixes)
+
+    def _line(
+        self, finding: Finding, where: str, result: FileResult, fixes: dict[Code, Fix]
+    ) -> None:
+        line = f"  {finding.severity.value:<8} {finding.code.value:<30}"
+        if where:
+            line += f" {where}:"
+        line += " " + finding_message(finding, result.target, fixes.get(finding.code))
+        self._out.write(line.rstrip() + "\n")
 
     def finish(self, totals: Totals) -> None:
         b, f = totals.blocks, totals.findings
@@ -140,8 +179,9 @@ class TextWriter:
             (
                 "files",
                 totals.files,
-                f"with errors {totals.files_with_errors}, with warnings "
-                f"{totals.files_with_warnings}, clean {totals.clean_files}, replay as stored "
+                f"histories {totals.histories}, session.json {totals.session_files}; with "
+                f"errors {totals.files_with_errors}, with warnings {totals.files_with_warnings}, "
+                f"clean {totals.clean_files}; histories that replay as stored "
                 f"{totals.replay_as_stored}",
             ),
             (
@@ -159,7 +199,16 @@ class TextWriter:
         ]
         if totals.fixed:
             rows.append(("fixed", totals.fixed, "permissions tightened"))
+        if totals.skipped:
+            hint = "" if self._verbose else "; -v lists them"
+            rows.append(("skipped", totals.skipped, f"JSON files that are not histories{hint}"))
+        if totals.excluded:
+            rows.append(("excluded", totals.excluded, "paths left out by --exclude"))
         width = max(len(str(n)) for _, n, _ in rows)
+        if self._verbose and self._skipped:
+            self._out.write("\nskipped (not histories)\n")
+            for path, reason in self._skipped:
+                self._out.write(f"  {path}: {reason}\n")
         self._out.write("\nsummary\n")
         for name, number, detail in rows:
             self._out.write(f"  {name:<9}{number:>{width}}  {detail}\n")
@@ -167,45 +216,74 @@ class TextWriter:
         self._out.write(f"{verdict}\n")
 
 
-class JsonLinesWriter:
-    """One JSON object per line: each finding, then its file's record; a summary line last.
-    Every line is valid against conformance/schemas/validate-finding.schema.json."""
+VALIDATE_REPORT_SCHEMA: Final = "conformance/schemas/validate-report.schema.json"
+
+
+class JsonWriter:
+    """One JSON document for the whole run (``conformance/schemas/validate-report.schema.json``):
+    ``files`` (each with its findings), ``skipped``, ``summary``. Each file's entry is written
+    as soon as it is ready, one per line inside the ``files`` array, so the document streams
+    and memory holds no more than a file's entry; ``jq`` and ``json.load`` read it whole."""
+
+    wants_places: Final = False
 
     def __init__(self, out: TextIO) -> None:
         self._out = out
+        self._opened = False
+        self._skipped: list[dict[str, str]] = []
 
-    def _line(self, value: dict[str, Any]) -> None:
-        self._out.write(json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n")
+    @staticmethod
+    def _dumps(value: object) -> str:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+    def _open(self) -> None:
+        header = {"tool": {"name": TOOL_NAME, "version": runner_version()}}
+        self._out.write(self._dumps(header)[:-1] + ',"files":[')
+        self._opened = True
+        self._first = True
 
     def file(self, result: FileResult, fixes: dict[Code, Fix]) -> None:
-        path = display_path(result.target.path)
+        if result.skipped is not None:
+            path = display_path(result.target.path)
+            self._skipped.append({"path": path, "reason": result.skipped})
+            return
+        if not self._opened:
+            self._open()
+        findings = []
         for about, finding in located_findings(result):
-            fix = fixes.get(finding.code)
-            line: dict[str, Any] = {"type": "finding", "path": display_path(about)}
-            line.update(finding.to_json())
-            line["message"] = finding_message(finding, result.target, fix)
+            entry: dict[str, Any] = {"path": display_path(about)}
+            entry.update(finding.to_json())
+            entry["message"] = finding_message(finding, result.target, fixes.get(finding.code))
             if finding.code in PERMISSION_CODES:
-                line["fixed"] = is_fixed(finding, fixes)
-            self._line(line)
-        report = result.report
-        self._line(
-            {
-                "type": "file",
-                "path": path,
+                entry["fixed"] = is_fixed(finding, fixes)
+            findings.append(entry)
+        record: dict[str, Any] = {"path": display_path(result.target.path)}
+        if result.is_session_file:
+            record["kind"] = "session"
+        else:
+            report = result.report
+            record |= {
+                "kind": "history",
+                "provider": result.provider,
                 "counts": report.counts.to_json(),
                 "replays_as_stored": report.replays_as_stored,
                 "provider_mismatch": report.provider_mismatch,
-                "findings": len(located_findings(result)),
             }
-            | ({} if result.provider is None else {"provider": result.provider})
-        )
+        record["findings"] = findings
+        self._out.write(("\n" if self._first else ",\n") + self._dumps(record))
+        self._first = False
 
     def finish(self, totals: Totals) -> None:
-        self._line(totals.to_json())
+        if not self._opened:
+            self._open()
+        skipped = self._dumps(self._skipped)
+        self._out.write(f'\n],"skipped":{skipped},"summary":{self._dumps(totals.to_json())}}}\n')
 
 
+TOOL_NAME: Final = "conformance validate"
 SARIF_SCHEMA: Final = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVEL: Final = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
+FINGERPRINT_KEY: Final = "reasoningReplayFinding/v1"
 
 
 def _camel(code: str) -> str:
@@ -227,17 +305,58 @@ def artifact_location(path: str) -> dict[str, str]:
     return {"uri": _uri_path(relative), "uriBaseId": "SRCROOT"}
 
 
+def finding_fingerprint(finding: Finding, place: BlockPlace | None, ordinal: int) -> str:
+    """A finding's identity across runs (SARIF ``partialFingerprints``): its code, its message
+    and block indexes, the digest of its block's text as stored (never the ciphertext), and
+    its ordinal among the file's findings of that code at that block; not its line, so an edit
+    elsewhere in the file keeps it."""
+    parts = [
+        finding.code.value,
+        "" if finding.message_index is None else str(finding.message_index),
+        "" if finding.block_index is None else str(finding.block_index),
+        "" if place is None else place.digest,
+        str(ordinal),
+    ]
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:32]
+
+
+def sarif_rule(code: Code) -> dict[str, Any]:
+    """A SARIF rule (reportingDescriptor) for a registry code: its meaning, and a link to the
+    SPEC rule that defines it at the project's public URL (versions.json)."""
+    anchor, meaning = registry().get(code.value, ("", code.value))
+    rule: dict[str, Any] = {
+        "id": code.value,
+        "name": _camel(code.value),
+        "shortDescription": {"text": meaning},
+        "fullDescription": {"text": meaning + (f" (SPEC {anchor})" if anchor else "")},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[Finding(code).severity]},
+    }
+    if anchor:
+        rule["helpUri"] = spec_url(anchor)
+        rule["help"] = {"text": f"{meaning} See SPEC.md#{anchor}: {spec_url(anchor)}"}
+        rule["properties"] = {"spec_rule": anchor}
+    return rule
+
+
 class SarifWriter:
-    """A SARIF 2.1.0 log: rules are the registry codes used, results in file order. Results are
-    small (no file contents), so they are kept until the end, when the log is written."""
+    """A SARIF 2.1.0 log that code scanning can place: each result has a region (the block's
+    text in the file, found from its bytes; the file's start for a finding about the whole
+    file), a partial fingerprint, and a rule with a link to its SPEC rule. Results are small
+    (no file contents), so they are kept until the end, when the log is written."""
+
+    wants_places: Final = True
 
     def __init__(self, out: TextIO) -> None:
         self._out = out
         self._results: list[dict[str, Any]] = []
         self._codes: list[Code] = []
         self._artifacts: list[dict[str, Any]] = []
+        self._skipped = 0
 
     def file(self, result: FileResult, fixes: dict[Code, Fix]) -> None:
+        if result.skipped is not None:
+            self._skipped += 1
+            return
         if result.report.provider_mismatch:  # SPEC H3, P4: a count per file, not a finding
             self._artifacts.append(
                 {
@@ -248,12 +367,17 @@ class SarifWriter:
                     },
                 }
             )
+        seen: dict[tuple[str, BlockKey | None], int] = {}
         for about, finding in located_findings(result):
             if finding.code not in self._codes:
                 self._codes.append(finding.code)
-            location: dict[str, Any] = {
-                "physicalLocation": {"artifactLocation": artifact_location(about)}
-            }
+            key = block_key(finding)
+            place = None if key is None else result.places.get(key)
+            physical: dict[str, Any] = {"artifactLocation": artifact_location(about)}
+            if about == result.target.path:  # not a session directory: a file, with lines
+                region = FILE_START if place is None else place.region
+                physical["region"] = region.to_sarif()
+            location: dict[str, Any] = {"physicalLocation": physical}
             logical = logical_location(finding)
             if logical is not None:
                 location["logicalLocations"] = [{"fullyQualifiedName": logical, "kind": "element"}]
@@ -264,6 +388,8 @@ class SarifWriter:
                 properties["block_index"] = finding.block_index
             if finding.code in PERMISSION_CODES:
                 properties["fixed"] = is_fixed(finding, fixes)
+            ordinal = seen.get((finding.code.value, key), 0)
+            seen[(finding.code.value, key)] = ordinal + 1
             sarif_result: dict[str, Any] = {
                 "ruleId": finding.code.value,
                 "level": _SARIF_LEVEL[finding.severity],
@@ -271,6 +397,9 @@ class SarifWriter:
                     "text": finding_message(finding, result.target, fixes.get(finding.code))
                 },
                 "locations": [location],
+                "partialFingerprints": {
+                    FINGERPRINT_KEY: finding_fingerprint(finding, place, ordinal)
+                },
             }
             if properties:
                 sarif_result["properties"] = properties
@@ -281,18 +410,6 @@ class SarifWriter:
         index = {code.value: i for i, code in enumerate(codes)}
         for sarif_result in self._results:
             sarif_result["ruleIndex"] = index[sarif_result["ruleId"]]
-        rules = []
-        for code in codes:
-            anchor, meaning = registry().get(code.value, ("", code.value))
-            rule: dict[str, Any] = {
-                "id": code.value,
-                "name": _camel(code.value),
-                "shortDescription": {"text": meaning},
-                "defaultConfiguration": {"level": _SARIF_LEVEL[Finding(code).severity]},
-            }
-            if anchor:
-                rule["properties"] = {"spec_rule": anchor}
-            rules.append(rule)
         log = {
             "$schema": SARIF_SCHEMA,
             "version": "2.1.0",
@@ -300,17 +417,21 @@ class SarifWriter:
                 {
                     "tool": {
                         "driver": {
-                            "name": "reasoning-replay validate",
+                            "name": TOOL_NAME,
+                            "fullName": f"reasoning-replay {TOOL_NAME}",
                             "version": runner_version(),
+                            "semanticVersion": runner_version(),
                             "informationUri": versions().public_url,
-                            "rules": rules,
+                            "rules": [sarif_rule(code) for code in codes],
                         }
                     },
                     "originalUriBaseIds": {
                         "SRCROOT": {"uri": "file://" + _uri_path(Path.cwd().as_posix()) + "/"}
                     },
+                    "columnKind": "utf16CodeUnits",
                     "invocations": [{"executionSuccessful": True, "exitCode": totals.exit_status}],
                     "results": self._results,
+                    "properties": {"summary": totals.to_json()},
                 }
                 | ({"artifacts": self._artifacts} if self._artifacts else {})
             ],
@@ -318,12 +439,12 @@ class SarifWriter:
         self._out.write(json.dumps(log, ensure_ascii=False, indent=2) + "\n")
 
 
-def make_writer(fmt: str, out: TextIO) -> Writer:
+def make_writer(fmt: str, out: TextIO, *, verbose: bool = False) -> Writer:
     if fmt == "json":
-        return JsonLinesWriter(out)
+        return JsonWriter(out)
     if fmt == "sarif":
         return SarifWriter(out)
-    return TextWriter(out)
+    return TextWriter(out, verbose=verbose)
 
 
 # --- scan: text, JSON ---------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -75,9 +75,12 @@ def output_problem(path: Path, inputs: tuple[os.stat_result, ...] = ()) -> str |
 
 def display_path(path: Path | str) -> str:
     """A path as text that any output can carry: bytes that are not UTF-8 (file names are
-    bytes on POSIX) are written as ``\\xNN`` escapes, everything else unchanged."""
+    bytes on POSIX) are written as ``\\xNN`` escapes, and a secret in the name (``token=...``,
+    a ciphertext) is redacted as any text is (SPEC H7: no output echoes one)."""
+    from .text_redaction import redact_text  # noqa: PLC0415 - text_redaction reads files' names too
+
     raw = os.fsencode(path)
-    return raw.decode("utf-8", errors="backslashreplace")
+    return redact_text(raw.decode("utf-8", errors="backslashreplace"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,11 +92,12 @@ class Listing:
     error: OSError | None = None
 
 
-def listings(root: str) -> Iterator[Listing]:
+def listings(root: str, prune: Callable[[str], bool] | None = None) -> Iterator[Listing]:
     """Every directory under ``root`` (itself first), depth first in name order, each listed
     once. A symbolic link to a directory is an entry, never descended into: no loop, nothing
     outside the tree. A directory that cannot be listed is yielded with its error, so that a
-    caller reports it rather than skipping it (a leak scan fails closed, SPEC H8)."""
+    caller reports it rather than skipping it (a leak scan fails closed, SPEC H8). A
+    subdirectory for whose path ``prune`` is true is neither listed nor descended into."""
     stack = [root]
     while stack:
         directory = stack.pop()
@@ -107,7 +111,7 @@ def listings(root: str) -> Iterator[Listing]:
         subdirectories = []
         for entry in entries:
             try:
-                if entry.is_dir(follow_symlinks=False):
+                if entry.is_dir(follow_symlinks=False) and not (prune and prune(entry.path)):
                     subdirectories.append(entry.path)
             except OSError:
                 continue  # the caller meets the same error on this entry and reports it

@@ -45,10 +45,20 @@ from typing import Final
 
 from reasoning_replay.diagnostics import Code
 from reasoning_replay.record.envelope import SCHEMA_NAME
+from reasoning_replay.record.redaction import CIPHERTEXT_NORMAL_NAME, normal_name
 from reasoning_replay.record.telemetry import utf8_bytes
 
 from .jsonspans import JArray, JMember, JNode, JObject, JString, parse_at, parse_whole
-from .safe_files import NotARegularFileError, listings, open_regular
+from .safe_files import NotARegularFileError, listings, read_regular
+from .text_forms import (
+    MAX_DECODINGS,
+    assignments,
+    base64_decoded,
+    base64_runs,
+    is_ciphertext_shaped,
+    percent_decoded,
+    references_decoded,
+)
 
 MIN_CIPHERTEXT_CHARS: Final = 16  # SPEC H8
 SHA256_PREFIX_HEX: Final = 12  # SPEC H8
@@ -57,7 +67,9 @@ CIPHERTEXT_NAME: Final = "encrypted_content"
 
 # A text can hold replay material only if it spells the member name, in some case, or escapes
 # characters (``\\u0065ncrypted_content``): every other text is skipped without parsing.
-MAY_HOLD: Final = re.compile(r"encrypted|\\u", re.IGNORECASE | re.ASCII)
+MAY_HOLD: Final = re.compile(
+    r"encrypted|\\u|[A-Za-z0-9+/_-]{16}|%[0-9A-Fa-f]{2}|&#?[A-Za-z0-9]+;", re.IGNORECASE | re.ASCII
+)
 # Where embedded JSON may start, or an ``"encrypted_content": "`` fragment at any escape level:
 # the quotes of a fragment inside k JSON strings are preceded by 2**k - 1 backslashes.
 _FRAGMENT: Final = r"(?P<q>\\*)\"encrypted_content(?P=q)\"\s*:\s*(?P=q)\""
@@ -75,8 +87,9 @@ def _ascii_lower(name: str) -> str:
 
 
 def is_ciphertext_name(name: str) -> bool:
-    """SPEC H8: a member name that is ``encrypted_content`` in some ASCII case."""
-    return _ascii_lower(name) == CIPHERTEXT_NAME
+    """SPEC H8: a member name whose normal form (R2) is exactly ``encryptedcontent``
+    (``encrypted_content`` in any ASCII case, ``encryptedContent``, ``Encrypted-Content``)."""
+    return normal_name(name) == CIPHERTEXT_NORMAL_NAME
 
 
 def sha256_prefix(value: str) -> str:
@@ -125,13 +138,23 @@ def is_envelope(value: JNode) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class _Found:
-    """A ciphertext member value already found (not to be searched as a text)."""
+class Material:
+    """Replay material found in a text: where it starts (an index of the text read) and the value
+    (for hashing; never displayed)."""
 
+    offset: int
     value: str
 
 
-def _values_in(value: JNode) -> Iterator[str]:
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """A ciphertext member value already found (not to be searched as a text)."""
+
+    offset: int
+    value: str
+
+
+def _values_in(value: JNode, decodings: int) -> Iterator[Material]:
     """The replay material in a JSON value read from a text, in order of appearance."""
     stack: list[JNode | _Found] = [value]
     while stack:
@@ -142,16 +165,17 @@ def _values_in(value: JNode) -> Iterator[str]:
                 found = member.value
                 if is_ciphertext_name(member.name.value) and isinstance(found, JString):
                     if len(found.value) >= MIN_CIPHERTEXT_CHARS:
-                        pending.append(_Found(found.value))
+                        pending.append(_Found(found.start, found.value))
                 else:
                     pending.append(found)
             stack.extend(reversed(pending))
         elif isinstance(current, JArray):
             stack.extend(reversed(current.elements))
         elif isinstance(current, _Found):
-            yield current.value
+            yield Material(current.offset, current.value)
         elif isinstance(current, JString):
-            yield from material_in_text(current.value)
+            for inner in material(current.value, decodings):
+                yield Material(current.start, inner.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,9 +255,11 @@ class EmbeddedValue:
 
 @dataclass(frozen=True, slots=True)
 class EmbeddedFragment:
-    """An ``encrypted_content`` fragment whose value starts at ``value_start``, its quotes
-    escaped by ``backslashes`` backslashes (the opening quote and they precede ``value_start``)."""
+    """An ``encrypted_content`` fragment whose name starts at ``start`` and whose value starts at
+    ``value_start``, its quotes escaped by ``backslashes`` backslashes (the opening quote and they
+    precede ``value_start``)."""
 
+    start: int
     value_start: int
     backslashes: int
     fragment: Fragment
@@ -264,36 +290,103 @@ def embedded_parts(text: str) -> Iterator[EmbeddedValue | EmbeddedFragment]:
             continue
         backslashes = len(match.group("q"))
         fragment = read_fragment(text, match.end(), backslashes)
-        yield EmbeddedFragment(match.end(), backslashes, fragment)
+        yield EmbeddedFragment(start, match.end(), backslashes, fragment)
         position = fragment.end
 
 
-def _embedded(text: str) -> Iterator[str]:
-    """Material in a text that is not one JSON value: embedded JSON and member fragments."""
+def gaps(text: str, spans: Iterable[tuple[int, int]]) -> Iterator[tuple[int, str]]:
+    """SPEC H8: the parts of ``text`` outside ``spans`` (sorted, not overlapping), each with
+    where it starts."""
+    position = 0
+    for start, end in spans:
+        if start > position:
+            yield position, text[position:start]
+        position = max(position, end)
+    if position < len(text):
+        yield position, text[position:]
+
+
+def _gap_material(gap: str, offset: int, decodings: int) -> Iterator[Material]:
+    """SPEC H8 text forms in a gap: ciphertext assignments, then base64 runs outside them."""
+    values: list[tuple[int, int]] = []
+    for found in assignments(gap):
+        if found.is_ciphertext:
+            values.append((found.value_start, found.value_end))
+            value = gap[found.value_start : found.value_end]
+            if len(value) >= MIN_CIPHERTEXT_CHARS:
+                yield Material(offset + found.value_start, value)
+    for start, part in gaps(gap, values):
+        for run in base64_runs(part):
+            at = offset + start + run.start()
+            decoded = base64_decoded(run.group())
+            if decoded is not None:  # a run that decodes to text is that text
+                if decodings < MAX_DECODINGS:
+                    for inner in material(decoded, decodings + 1):
+                        yield Material(at, inner.value)
+            elif is_ciphertext_shaped(run.group()):
+                yield Material(at, run.group())
+
+
+def _embedded(text: str, decodings: int) -> Iterator[Material]:
+    """Material in a text that is not one JSON value: embedded JSON, member fragments, and the
+    text forms of the gaps between them."""
+    spans: list[tuple[int, int]] = []
     for part in embedded_parts(text):
         if isinstance(part, EmbeddedValue):
+            spans.append((part.start, part.end))
             if is_envelope(part.value):
-                yield text[part.start : part.end]
+                yield Material(part.start, text[part.start : part.end])
             else:
-                yield from _values_in(part.value)
-        elif part.fragment.value is not None and len(part.fragment.value) >= MIN_CIPHERTEXT_CHARS:
-            yield part.fragment.value
+                yield from _values_in(part.value, decodings)
+            continue
+        spans.append((part.start, part.fragment.end))
+        value = part.fragment.value
+        if value is None:  # unterminated, or not unescaped: the characters as they stand
+            value = text[part.value_start : part.fragment.value_end]
+        if len(value) >= MIN_CIPHERTEXT_CHARS:
+            yield Material(part.value_start, value)
+    for start, gap in gaps(text, spans):
+        yield from _gap_material(gap, start, decodings)
 
 
-def material_in_text(text: str) -> Iterator[str]:
-    """SPEC H8: the replay material in one text (a line, or a string found in one), in order.
+def _raw_material(text: str, decodings: int) -> Iterator[Material]:
+    value = parse_whole(text)
+    if value is None:
+        yield from _embedded(text, decodings)
+    elif is_envelope(value):
+        yield Material(value.start, text[value.start : value.end])
+    else:
+        yield from _values_in(value, decodings)
+
+
+def material(text: str, decodings: int = 0) -> Iterator[Material]:
+    """SPEC H8: the replay material in one text (a line, a file, or a string found in one), in
+    order; then what its decodings (percent escapes, character references) hold that the text
+    itself did not show.
 
     Yields the values found (for hashing by the caller); never call this to display them.
     """
     if MAY_HOLD.search(text) is None:
         return
-    value = parse_whole(text)
-    if value is None:
-        yield from _embedded(text)
-    elif is_envelope(value):
-        yield text[value.start : value.end]
-    else:
-        yield from _values_in(value)
+    found = list(_raw_material(text, decodings))
+    yield from found
+    if decodings >= MAX_DECODINGS:
+        return
+    seen = {each.value for each in found}
+    for decode in (percent_decoded, references_decoded):
+        decoded = decode(text)
+        if decoded is None:
+            continue
+        for inner in material(decoded, decodings + 1):
+            if inner.value not in seen:
+                seen.add(inner.value)
+                yield Material(0, inner.value)
+
+
+def material_in_text(text: str) -> Iterator[str]:
+    """SPEC H8: the values of :func:`material` (for hashing; never display them)."""
+    for found in material(text):
+        yield found.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,10 +396,7 @@ class ScanFinding:
     line: int
     sha256_prefix: str
     path: Path | None = None
-
-    @property
-    def code(self) -> str:
-        return Code.REPLAY_MATERIAL_EXPOSED.value
+    code: str = Code.REPLAY_MATERIAL_EXPOSED.value
 
     def to_json(self) -> dict[str, object]:
         """The shape of the ``scan`` operation (PROTOCOL.md), plus ``file`` when there is one."""
@@ -315,24 +405,103 @@ class ScanFinding:
         return out
 
 
-def scan_line(line: str, number: int, path: Path | None = None) -> Iterator[ScanFinding]:
-    """The findings of one line (its terminator removed), numbered ``number``."""
-    for value in material_in_text(line):
-        yield ScanFinding(number, sha256_prefix(value), path)
+# SPEC H8: a line that ends with a fragment's name (and its colon) is read with the next line.
+_HEAD_AT_END: Final = re.compile(
+    r"(\\*)\"encrypted_content\1\"[ \t\n\r]*(?::[ \t\n\r]*)?$", re.IGNORECASE | re.ASCII
+)
 
 
-def scan_lines(lines: Iterable[str], path: Path | None = None) -> Iterator[ScanFinding]:
-    """The findings of lines numbered from 1, in line order, then in order on the line."""
-    for number, line in enumerate(lines, start=1):
-        yield from scan_line(line.removesuffix("\r"), number, path)
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset)
+
+
+def scan_lines(lines: list[str], path: Path | None = None) -> Iterator[ScanFinding]:
+    """The findings of lines numbered from 1, in line order, then in order on the line.
+
+    A line that ends with an ``encrypted_content`` fragment's name, or its name and colon, is
+    read together with the lines after it up to the one that holds the value (SPEC H8: a
+    pretty-printed member may put its colon or value on the next line).
+    """
+    number = 0
+    while number < len(lines):
+        first = number
+        chunk = lines[number].removesuffix("\r")
+        number += 1
+        while number < len(lines) and _HEAD_AT_END.search(chunk) is not None:
+            chunk += "\n" + lines[number].removesuffix("\r")
+            number += 1
+        for found in material(chunk):
+            line = first + 1 + _line_of(chunk, found.offset)
+            yield ScanFinding(line, sha256_prefix(found.value), path)
+
+
+def _not_text_finding(data: bytes, path: Path | None) -> ScanFinding:
+    digest = hashlib.sha256(data).hexdigest()[:SHA256_PREFIX_HEX]
+    return ScanFinding(1, digest, path, Code.SCAN_FILE_NOT_TEXT.value)
+
+
+def scan_decoded(text: str, path: Path | None = None) -> Iterator[ScanFinding]:
+    """SPEC H8: the findings of a file's text: a file that is one JSON value is read as that
+    value (a pretty-printed document), any other file line by line."""
+    head = text.lstrip(" \t\n\r")[:1]
+    whole = parse_whole(text) if head in ("{", "[", '"') else None
+    if whole is None:
+        yield from scan_lines(text.split("\n"), path)
+        return
+    for found in material(text):
+        yield ScanFinding(1 + _line_of(text, found.offset), sha256_prefix(found.value), path)
 
 
 def scan_text(text: str) -> tuple[ScanFinding, ...]:
-    """The findings of a whole file's text (the ``scan`` operation). Lines split on ``\\n``."""
-    return tuple(scan_lines(text.split("\n")))
+    """The findings of a whole file's text (the ``scan`` operation): a file whose UTF-8 holds a
+    NUL byte in its first 8 KiB is not text (SPEC H8), and is read all the same."""
+    data = text.encode("utf-8", "surrogatepass")
+    findings = tuple(scan_decoded(text))
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+        return (_not_text_finding(data, None), *findings)
+    return findings
 
 
 # --- files: the I/O edge ----------------------------------------------------------------------
+
+# SPEC H8: the byte-order marks a scanner reads; UTF-32 first (its LE mark begins like UTF-16's).
+_BYTE_ORDER_MARKS: Final = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedFile:
+    """A file's text, and why it is not text when it is not (then decoded with U+FFFD)."""
+
+    text: str
+    not_text: str | None = None
+
+
+def decode_file(data: bytes) -> DecodedFile:
+    """SPEC H8: a file's bytes as text: by its byte-order mark, else UTF-8; a NUL byte in the
+    first 8 KiB without a mark, or bytes its encoding does not allow, make it not text."""
+    for mark, encoding in _BYTE_ORDER_MARKS:
+        if data.startswith(mark):
+            body = data[len(mark) :]
+            try:
+                return DecodedFile(body.decode(encoding))
+            except UnicodeDecodeError as error:
+                reason = f"not {encoding.upper()} at byte {len(mark) + error.start}"
+                return DecodedFile(body.decode(encoding, errors="replace"), reason)
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+        reason = "a NUL byte in its first 8 KiB and no byte-order mark (binary, or UTF-16/32)"
+        return DecodedFile(data.decode("utf-8", errors="replace"), reason)
+    try:
+        return DecodedFile(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        return DecodedFile(
+            data.decode("utf-8", errors="replace"), f"not UTF-8 at byte {error.start}"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,30 +515,18 @@ class FileScan:
     error: str | None = None
 
 
-def _decoded_lines(raw_lines: Iterable[bytes], notes: list[str]) -> Iterator[str]:
-    for number, raw in enumerate(raw_lines, start=1):
-        try:
-            yield raw.decode("utf-8").removesuffix("\n")
-        except UnicodeDecodeError:
-            if not notes:
-                notes.append(f"line {number} is not UTF-8; decoded with U+FFFD replacements")
-            yield raw.decode("utf-8", errors="replace").removesuffix("\n")
-
-
-def scan_file(path: Path, *, named: bool = True) -> FileScan:
-    """Scan one file line by line (SPEC H8). Never raises for I/O: the error is in the result.
+def scan_file(path: Path, *, named: bool = True, skip_binary: bool = False) -> FileScan:
+    """Scan one file (SPEC H8). Never raises for I/O: the error is in the result.
 
     The file is opened without blocking and refused unless it is a regular file: a FIFO would
     block the scan forever, a device never ends. A file the user ``named`` that cannot be
     scanned is an error (the scan fails closed); one met in a directory walk is skipped with
-    its kind, and a symbolic link there that leads nowhere is skipped too.
+    its kind, and a symbolic link there that leads nowhere is skipped too. A file that is not
+    text is a finding (``scan_file_not_text``) and is scanned as UTF-8 with U+FFFD all the
+    same, unless ``skip_binary``: then it is skipped, and the result says why.
     """
-    notes: list[str] = []
     try:
-        with open_regular(path) as handle:
-            if b"\0" in handle.peek(BINARY_SNIFF_BYTES)[:BINARY_SNIFF_BYTES]:
-                return FileScan(path, skipped="binary file (NUL byte in its first 8 KiB)")
-            findings = tuple(scan_lines(_decoded_lines(handle, notes), path))
+        data, _status = read_regular(path)
     except NotARegularFileError as error:
         reason = f"{error.strerror}: not scanned"
         return FileScan(path, error=reason) if named else FileScan(path, skipped=reason)
@@ -379,7 +536,13 @@ def scan_file(path: Path, *, named: bool = True) -> FileScan:
         return FileScan(path, error=error.strerror or str(error))
     except OSError as error:
         return FileScan(path, error=error.strerror or str(error))
-    return FileScan(path, findings, tuple(notes))
+    decoded = decode_file(data)
+    if decoded.not_text is None:
+        return FileScan(path, tuple(scan_decoded(decoded.text, path)))
+    if skip_binary:
+        return FileScan(path, skipped=f"not text: {decoded.not_text}")
+    findings = (_not_text_finding(data, path), *scan_decoded(decoded.text, path))
+    return FileScan(path, findings, (f"not text: {decoded.not_text}",))
 
 
 def entries_under(path: Path) -> Iterator[Path | FileScan]:
@@ -407,7 +570,7 @@ def entries_under(path: Path) -> Iterator[Path | FileScan]:
                 yield FileScan(Path(entry.path), error=error.strerror or str(error))
 
 
-def scan_paths(paths: Iterable[Path]) -> Iterator[FileScan]:
+def scan_paths(paths: Iterable[Path], *, skip_binary: bool = False) -> Iterator[FileScan]:
     """Scan files and directories (recursively). A missing path is a result with an error."""
     for path in paths:
         if not path.exists():
@@ -415,4 +578,7 @@ def scan_paths(paths: Iterable[Path]) -> Iterator[FileScan]:
             continue
         named = not path.is_dir()
         for entry in entries_under(path):
-            yield entry if isinstance(entry, FileScan) else scan_file(entry, named=named)
+            if isinstance(entry, FileScan):
+                yield entry
+            else:
+                yield scan_file(entry, named=named, skip_binary=skip_binary)

@@ -19,15 +19,29 @@ from typing import Final
 from reasoning_replay.record.redaction import (
     CIPHERTEXT_NORMAL_NAME,
     DIAGNOSTIC_VIEW_MEMBERS,
+    PAIR_NAME_MEMBERS,
+    PAIR_VALUE_MEMBER,
     is_sensitive_name,
     is_sha256_hex,
     normal_name,
+    redact_value,
     sha256_hex,
 )
 from reasoning_replay.record.telemetry import utf8_length
 
 from .jsonspans import JArray, JNode, JObject, JScalar, JString, parse_whole
-from .scan import CIPHERTEXT_NAME, EmbeddedFragment, EmbeddedValue, embedded_parts
+from .scan import CIPHERTEXT_NAME, EmbeddedFragment, EmbeddedValue, embedded_parts, gaps
+from .text_forms import (
+    MAX_DECODINGS,
+    REDACTED_VALUE,
+    assignments,
+    base64_decoded,
+    base64_runs,
+    ciphertext_token,
+    is_ciphertext_shaped,
+    percent_decoded,
+    references_decoded,
+)
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _NON_NUMBERS: Final = frozenset(("true", "false", "null", "NaN", "Infinity", "-Infinity"))
@@ -59,28 +73,60 @@ def text_marker(text: str) -> str:
     )
 
 
+def redact(value: object) -> object:
+    """The redaction of any JSON value for people to read (SPEC H7): SPEC R2, with every string
+    it keeps, member names included, redacted as a text (SPEC H6 step 2), so that no secret
+    stays in any string: a JSON text, an envelope, a header line or a ciphertext held in one.
+
+    :func:`reasoning_replay.record.redaction.redact_structural` is SPEC R2 alone (the ``redact``
+    operation of the vectors), which keeps every string as it is.
+    """
+    return redact_value(value, redact_text)
+
+
 def redact_text(text: str) -> str:
     """SPEC H6: the redaction of a text; the text itself when nothing in it is redacted."""
-    redacted = _redact_once(text)
-    if redacted is text or _redact_once(redacted) == redacted:
+    return _redact_text(text, 0)
+
+
+def _redact_text(text: str, decodings: int) -> str:
+    redacted = _redact_once(text, decodings)
+    if redacted is text or _redact_once(redacted, decodings) == redacted:
         return redacted
     return text_marker(text)
 
 
-def _redact_once(text: str) -> str:
-    if '"' not in text:  # no string, member or fragment: nothing to redact
-        return text
+def _changes(text: str, decodings: int) -> bool:
+    return _redact_text(text, decodings) != text
+
+
+def _redact_once(text: str, decodings: int) -> str:
     edits: list[_Edit] = []
-    whole = parse_whole(text)
+    whole = parse_whole(text) if '"' in text or "[" in text or "{" in text else None
     if whole is not None:
-        _value_edits(whole, edits)
+        _value_edits(whole, edits, decodings)
     else:
+        spans: list[tuple[int, int]] = []
         for part in embedded_parts(text):
             if isinstance(part, EmbeddedValue):
-                _value_edits(part.value, edits)
+                _value_edits(part.value, edits, decodings)
+                spans.append((part.start, part.end))
             else:
                 opening_quote = part.value_start - part.backslashes - 1
                 edits.append((opening_quote, part.fragment.end, _fragment_replacement(part)))
+                spans.append((part.start, part.fragment.end))
+        for start, gap in gaps(text, spans):
+            _gap_edits(gap, start, edits, decodings)
+    redacted = _apply(text, edits)
+    if decodings < MAX_DECODINGS:  # SPEC H8: encoded texts, read decoded
+        for decode in (percent_decoded, references_decoded):
+            decoded = decode(redacted)
+            if decoded is not None and _changes(decoded, decodings + 1):
+                return text_marker(text)
+    return redacted
+
+
+def _apply(text: str, edits: list[_Edit]) -> str:
     if not edits:
         return text
     edits.sort()
@@ -91,6 +137,26 @@ def _redact_once(text: str) -> str:
         copied = end
     pieces.append(text[copied:])
     return "".join(pieces)
+
+
+def _gap_edits(gap: str, offset: int, edits: list[_Edit], decodings: int) -> None:
+    """SPEC H6 on a gap (H8): sensitive assignments' values, then base64 runs outside them."""
+    values: list[tuple[int, int]] = []
+    for found in assignments(gap):
+        if gap[found.value_start : found.value_end] != REDACTED_VALUE:
+            edits.append((offset + found.value_start, offset + found.value_end, REDACTED_VALUE))
+        values.append((found.value_start, found.value_end))
+    for start, part in gaps(gap, values):
+        for run in base64_runs(part):
+            found_run = run.group()
+            at = offset + start + run.start()
+            decoded = base64_decoded(found_run)
+            if decoded is not None:  # SPEC H8: a run that decodes to text is that text
+                if decodings < MAX_DECODINGS and _changes(decoded, decodings + 1):
+                    edits.append((at, at + len(found_run), REDACTED_VALUE))
+            elif is_ciphertext_shaped(found_run):
+                token = ciphertext_token(utf8_length(found_run), sha256_hex(found_run))
+                edits.append((at, at + len(found_run), token))
 
 
 def _fragment_replacement(part: EmbeddedFragment) -> str:
@@ -112,13 +178,26 @@ def _ciphertext_replacement(value: str) -> str:
     )
 
 
-def _value_edits(node: JNode, edits: list[_Edit]) -> None:
+def _pair_name(node: JObject) -> str | None:
+    """SPEC R2 on a value read from a text: the sensitive name a name/value pair names."""
+    named = None
+    for member in node.members:
+        held = member.value
+        if normal_name(redact_text(member.name.value)) in PAIR_NAME_MEMBERS and isinstance(
+            held, JString
+        ):
+            written = redact_text(held.value)
+            named = written if is_sensitive_name(written) else named
+    return named
+
+
+def _value_edits(node: JNode, edits: list[_Edit], decodings: int = 0) -> None:
     """The edits that redact one JSON value read from a text (SPEC R2 on it, strings as texts)."""
     stack: list[JNode] = [node]
     while stack:
         current = stack.pop()
         if isinstance(current, JString):
-            redacted = redact_text(current.value)
+            redacted = _redact_text(current.value, decodings)
             if redacted != current.value:
                 edits.append((current.start, current.end, json_string(redacted)))
         elif isinstance(current, JArray):
@@ -133,12 +212,20 @@ def _value_edits(node: JNode, edits: list[_Edit]) -> None:
                 else:
                     edits.append((current.start, current.end, _view_text(current)))
                 continue
+            paired = _pair_name(current)
             for member in current.members:
                 stack.append(member.name)
                 name, value = redact_text(member.name.value), member.value  # as written out
-                if not is_sensitive_name(name):
+                if (
+                    not is_sensitive_name(name)
+                    and paired is not None
+                    and normal_name(name) == PAIR_VALUE_MEMBER
+                ):
+                    name = paired  # SPEC R2: the value of a name/value pair
+                elif not is_sensitive_name(name):
                     stack.append(value)
-                elif _is_replacement(value, name):
+                    continue
+                if _is_replacement(value, name):
                     stack.append(value)  # its strings are texts too
                 elif normal_name(name) == CIPHERTEXT_NORMAL_NAME and isinstance(value, JString):
                     edits.append((value.start, value.end, _ciphertext_replacement(value.value)))

@@ -6,8 +6,19 @@ the permission fixes and the totals; the report formats are in
 Files are validated one at a time (or by a process pool of at most ``jobs`` workers, never
 more than usable CPUs or batches of files), in a deterministic order, and each report is
 written as soon as it and every report before it are ready, so memory holds one file's contents
-per worker. Directories are walked recursively for ``*.json``;
-``session.json`` is checked for permissions only (SPEC H1). The session directory of a file is
+per worker.
+
+Which files are histories. A file named on the command line is always validated. A directory is
+walked recursively for ``*.json`` files, less those ``exclude`` matches
+(:mod:`reasoning_replay.history.path_patterns`); of those, a file named as SPEC H1 names a
+session directory's files (``history_*.json``, ``compacted_*.json``; ``session.json``, checked for
+permissions only) is validated, and any other is validated only if its shape is a history's: a
+JSON object with a member ``messages`` (an export, a saved copy). Any other JSON file
+(``package.json``, a generated corpus, a file that is not JSON at all) is skipped: listed with
+the reason and counted, never a finding. A run that validates nothing (an empty directory, one
+without histories, everything excluded) says so, and the command exits 2.
+
+The session directory of a file is
 its parent when that directory holds ``session.json`` or a ``history_*.json`` file; its mode is
 checked once, with the first of its files, and the provider of each of its history files is read
 from its ``session.json`` where that records one (SPEC H3, P4).
@@ -34,6 +45,9 @@ from pathlib import Path
 from typing import Any, Final, Protocol, TextIO
 
 from reasoning_replay.diagnostics import Code
+from reasoning_replay.history.finding_places import BlockKey, BlockPlace, block_key, block_places
+from reasoning_replay.history.history_files import history_shape_problem
+from reasoning_replay.history.path_patterns import ExcludePatterns
 from reasoning_replay.history.persistence import tighten_mode
 from reasoning_replay.history.safe_files import display_path, listings, open_regular
 from reasoning_replay.history.validation import (
@@ -57,6 +71,7 @@ _CHUNK_BYTES: Final = 8 * 1024 * 1024  # ... or about this many bytes
 PERMISSION_CODES: Final = frozenset((Code.FILE_MODE_TOO_OPEN, Code.DIRECTORY_MODE_TOO_OPEN))
 PERMISSION_POLICIES: Final = ("error", "warning", "ignore")
 SESSION_FILE_MAX_BYTES: Final = 16 * 1024 * 1024  # session.json is metadata: kilobytes
+NO_EXCLUSIONS: Final = ExcludePatterns()
 
 
 # --- discovery -------------------------------------------------------------------------------
@@ -72,6 +87,14 @@ class Target:
     directory_mode: int | None = None
     listing_error: str | None = None  # a directory that could not be listed
     provider: str | None = None  # recorded in the session directory's session.json (SPEC P4)
+    by_shape: bool = False  # found in a walk under another name: a history only by its shape
+
+
+def is_history_name(name: str) -> bool:
+    """SPEC H1: the names of a session directory's files, ``session.json`` included."""
+    return name == SESSION_FILE_NAME or (
+        name.endswith(".json") and name.startswith(("history_", "compacted_"))
+    )
 
 
 def _is_session_dir(names: Iterable[str]) -> bool:
@@ -84,12 +107,22 @@ class _Walk:
     """Deterministic discovery: arguments in order, directory entries sorted by name, a
     directory's files before its subdirectories; symbolic links to directories not followed."""
 
-    def __init__(self) -> None:
+    def __init__(self, exclude: ExcludePatterns = NO_EXCLUSIONS) -> None:
         self._session: dict[str, bool] = {}
         self._providers: dict[str, Mapping[str, str]] = {}
         self._checked: set[str] = set()
+        self._exclude = exclude
+        self.excluded = 0  # files and directories of walks that --exclude left out
 
-    def _target(self, path: str, size: int, parent: str, names: Iterable[str] | None) -> Target:
+    def _target(
+        self,
+        path: str,
+        size: int,
+        parent: str,
+        names: Iterable[str] | None,
+        *,
+        by_shape: bool = False,
+    ) -> Target:
         if parent not in self._session:
             if names is None:
                 try:
@@ -101,8 +134,9 @@ class _Walk:
             if SESSION_FILE_NAME in names:
                 self._providers[parent] = _read_session_providers(parent)
         provider = provider_of_file(Path(path).name, self._providers.get(parent, {}))
-        if not self._session[parent] or parent in self._checked:
-            return Target(path, size, provider=provider)
+        # A file that may turn out not to be a history does not carry its directory's check.
+        if by_shape or not self._session[parent] or parent in self._checked:
+            return Target(path, size, provider=provider, by_shape=by_shape)
         self._checked.add(parent)
         try:
             mode: int | None = stat.S_IMODE(Path(parent).stat().st_mode)
@@ -121,8 +155,13 @@ class _Walk:
                     size = 0
                 yield self._target(path, size, str(Path(path).parent), None)
 
+    def _pruned(self, root: str, path: str) -> bool:
+        excluded = self._exclude.excludes(root, path, is_directory=True)
+        self.excluded += excluded
+        return excluded
+
     def _directory(self, root: str) -> Iterator[Target]:
-        for listing in listings(root):
+        for listing in listings(root, prune=lambda path: self._pruned(root, path)):
             if listing.error is not None:
                 error = listing.error
                 yield Target(listing.directory, 0, listing_error=error.strerror or str(error))
@@ -130,11 +169,16 @@ class _Walk:
             names = [e.name for e in listing.entries]
             for entry in listing.entries:
                 try:
-                    if not entry.is_dir(follow_symlinks=False) and entry.name.endswith(".json"):
-                        # A FIFO, a device or a link to one is a target too: reading it is
-                        # refused without blocking and reported (history_unreadable).
-                        size = entry.stat(follow_symlinks=False).st_size
-                        yield self._target(entry.path, size, listing.directory, names)
+                    if entry.is_dir(follow_symlinks=False) or not entry.name.endswith(".json"):
+                        continue
+                    if self._exclude.excludes(root, entry.path, is_directory=False):
+                        self.excluded += 1
+                        continue
+                    # A FIFO, a device or a link to one is a target too: reading it is refused
+                    # without blocking and reported (history_unreadable).
+                    size = entry.stat(follow_symlinks=False).st_size
+                    shape = not is_history_name(entry.name)
+                    yield self._target(entry.path, size, listing.directory, names, by_shape=shape)
                 except OSError:
                     yield Target(entry.path, 0)
 
@@ -157,25 +201,42 @@ def _read_session_providers(directory: str) -> Mapping[str, str]:
 
 @dataclass(frozen=True, slots=True)
 class FileResult:
-    """A file's report with the path and mode it was made for."""
+    """A file's report with the path and mode it was made for; or, for a file a walk found that
+    is not a history, why it was skipped (then its report is empty)."""
 
     target: Target
     report: FileReport
     file_mode: int | None
     provider: str | None = None  # the file's provider: issuer and target (SPEC P4, H3)
+    skipped: str | None = None
+    # where each located finding's block is, when the report asked for places (SARIF)
+    places: Mapping[BlockKey, BlockPlace] = field(default_factory=dict)
+
+    @property
+    def is_session_file(self) -> bool:
+        return is_session_file(self.target.path)
 
 
-def _unreadable(target: Target, detail: str) -> FileResult:
+def _unreadable(target: Target, detail: str, provider: str) -> FileResult:
     finding = Finding(Code.HISTORY_UNREADABLE, detail=detail)
-    return FileResult(target, FileReport((finding,), BlockCounts(), False, target.path), None)
+    report = FileReport((finding,), BlockCounts(), False, target.path)
+    return FileResult(
+        target, report, None, provider if target.provider is None else target.provider
+    )
 
 
 def validate_target(
-    target: Target, provider: str, provider_names: ProviderNames = REGISTRY_ONLY
+    target: Target,
+    provider: str,
+    provider_names: ProviderNames = REGISTRY_ONLY,
+    *,
+    places: bool = False,
 ) -> FileResult:
-    """Read one file and validate it; an I/O error is a ``history_unreadable`` finding."""
+    """Read one file and validate it; an I/O error is a ``history_unreadable`` finding. A file
+    found by shape that is not a history is skipped; with ``places``, each located finding's
+    block is found in the file's text."""
     if target.listing_error is not None:
-        return _unreadable(target, f"cannot list directory: {target.listing_error}")
+        return _unreadable(target, f"cannot list directory: {target.listing_error}", provider)
     session_only = is_session_file(target.path)
     try:
         if session_only:
@@ -187,7 +248,12 @@ def validate_target(
                 file_mode = stat.S_IMODE(os.fstat(handle.fileno()).st_mode)
                 data = handle.read()
     except OSError as error:
-        return _unreadable(target, f"cannot read: {error.strerror or error}")
+        return _unreadable(target, f"cannot read: {error.strerror or error}", provider)
+    if target.by_shape:
+        problem = history_shape_problem(data)
+        if problem is not None:
+            empty = FileReport((), BlockCounts(), False, target.path)
+            return FileResult(target, empty, file_mode, skipped=f"not a history: {problem}")
     used = provider if target.provider is None else target.provider
     report = validate_history(
         data,
@@ -197,13 +263,17 @@ def validate_target(
         file_name=target.path,
         provider_names=provider_names,
     )
-    return FileResult(target, report, file_mode, None if session_only else used)
+    found: Mapping[BlockKey, BlockPlace] = {}
+    if places:
+        keys = [key for key in map(block_key, report.findings) if key is not None]
+        found = block_places(data, keys) if keys else {}
+    return FileResult(target, report, file_mode, None if session_only else used, places=found)
 
 
 def _validate_chunk(
-    chunk: Sequence[Target], provider: str, provider_names: ProviderNames
+    chunk: Sequence[Target], provider: str, provider_names: ProviderNames, places: bool
 ) -> list[FileResult]:
-    return [validate_target(target, provider, provider_names) for target in chunk]
+    return [validate_target(target, provider, provider_names, places=places) for target in chunk]
 
 
 def _chunks(targets: Iterable[Target]) -> Iterator[list[Target]]:
@@ -239,6 +309,8 @@ def validate_all(
     provider: str,
     jobs: int,
     provider_names: ProviderNames = REGISTRY_ONLY,
+    *,
+    places: bool = False,
 ) -> Iterator[FileResult]:
     """Every target's result, in the order of ``targets``, whatever the number of workers.
 
@@ -253,12 +325,12 @@ def validate_all(
     if workers <= 1:
         for chunk in itertools.chain(ahead, batches):
             for target in chunk:
-                yield validate_target(target, provider, provider_names)
+                yield validate_target(target, provider, provider_names, places=places)
         return
     with ProcessPoolExecutor(max_workers=workers) as pool:
         pending: deque[Future[list[FileResult]]] = deque()
         for chunk in itertools.chain(ahead, batches):
-            pending.append(pool.submit(_validate_chunk, chunk, provider, provider_names))
+            pending.append(pool.submit(_validate_chunk, chunk, provider, provider_names, places))
             if len(pending) >= 4 * workers:
                 yield from pending.popleft().result()
         while pending:
@@ -348,12 +420,19 @@ def is_fixed(finding: Finding, fixes: dict[Code, Fix]) -> bool:
 
 @dataclass(slots=True)
 class Totals:
+    """The run's counts: the summary of every report format. ``files`` counts what was
+    validated, histories and ``session.json`` files; skipped and excluded files are not in it."""
+
     files: int = 0
+    histories: int = 0
+    session_files: int = 0
+    skipped: int = 0
+    excluded: int = 0
     files_with_errors: int = 0
     files_with_warnings: int = 0
     files_with_notes: int = 0
     clean_files: int = 0
-    replay_as_stored: int = 0
+    replay_as_stored: int = 0  # histories only: session.json holds no replay (SPEC H1)
     bytes: int = 0
     blocks: dict[str, int] = field(
         default_factory=lambda: dict.fromkeys(("resumable", "legacy", "redacted", "malformed"), 0)
@@ -363,10 +442,17 @@ class Totals:
     unfixed_errors: int = 0
 
     def add(self, result: FileResult, fixes: dict[Code, Fix]) -> None:
+        if result.skipped is not None:
+            self.skipped += 1
+            return
         report = result.report
         self.files += 1
         self.bytes += result.target.size
-        self.replay_as_stored += report.replays_as_stored
+        if result.is_session_file:
+            self.session_files += 1
+        else:
+            self.histories += 1
+            self.replay_as_stored += report.replays_as_stored
         for name, count in report.counts.to_json().items():
             self.blocks[name] += count
         severities = set()
@@ -383,13 +469,34 @@ class Totals:
         self.clean_files += not severities
 
     @property
+    def nothing_validated(self) -> bool:
+        """No history and no session.json was validated: the command exits 2."""
+        return self.files == 0
+
+    def nothing_validated_reason(self) -> str:
+        """The one line that says so, with what the walk left out."""
+        left_out = []
+        if self.skipped:
+            left_out.append(f"{self.skipped} JSON file(s) skipped as not histories")
+        if self.excluded:
+            left_out.append(f"{self.excluded} path(s) excluded")
+        detail = "; ".join(left_out) if left_out else "no JSON file found"
+        return (
+            "nothing to validate: no history file (history_*.json, compacted_*.json, "
+            f"session.json, or a JSON object with a member messages) in the paths given ({detail})"
+        )
+
+    @property
     def exit_status(self) -> int:
         return EXIT_ERRORS if self.unfixed_errors else EXIT_OK
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "type": "summary",
             "files": self.files,
+            "histories": self.histories,
+            "session_files": self.session_files,
+            "skipped": self.skipped,
+            "excluded": self.excluded,
             "files_with_errors": self.files_with_errors,
             "files_with_warnings": self.files_with_warnings,
             "clean_files": self.clean_files,
@@ -446,7 +553,13 @@ class FileProgress:
 
 class Writer(Protocol):
     """A report format (:mod:`reasoning_replay.history.report_formats`): each file's result as
-    it is ready, then the totals."""
+    it is ready, then the totals. A writer writes nothing before its first validated file, so
+    that a run that validates nothing leaves its output empty."""
+
+    @property
+    def wants_places(self) -> bool:
+        """Whether results carry where each finding's block is (costs a second reading)."""
+        ...
 
     def file(self, result: FileResult, fixes: dict[Code, Fix]) -> None: ...
 
@@ -462,11 +575,17 @@ def run_validate(
     jobs: int = 1,
     fix_permissions: bool = False,
     permissions: str = "error",
+    exclude: ExcludePatterns = NO_EXCLUSIONS,
     progress_stream: TextIO | None = None,
     out_is_tty: bool = False,
 ) -> Totals:
-    """Validate ``paths`` and write every result; the caller has checked that they exist."""
-    targets: Iterable[Target] = _Walk().targets(paths)
+    """Validate ``paths`` and write every result; the caller has checked that they exist.
+
+    When nothing was validated (:attr:`Totals.nothing_validated`) the writer is not finished:
+    it has written nothing, and the caller reports the run as a usage error.
+    """
+    walk = _Walk(exclude)
+    targets: Iterable[Target] = walk.targets(paths)
     bar = None
     if progress_stream is not None:
         listed = list(targets)  # the bar needs the totals: paths only, never contents
@@ -475,7 +594,9 @@ def run_validate(
             bar = FileProgress(progress_stream, len(listed), sum(t.size for t in listed))
     totals = Totals()
     try:
-        for found in validate_all(targets, provider, jobs, provider_names):
+        for found in validate_all(
+            targets, provider, jobs, provider_names, places=writer.wants_places
+        ):
             result = apply_permission_policy(found, permissions)
             fixes = permission_fixes(result) if fix_permissions else {}
             totals.add(result, fixes)
@@ -487,5 +608,7 @@ def run_validate(
     finally:
         if bar is not None:
             bar.clear()
-    writer.finish(totals)
+    totals.excluded = walk.excluded
+    if not totals.nothing_validated:
+        writer.finish(totals)
     return totals

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
 
 from reasoning_replay.diagnostics import Code, Diagnostic
 
 from .dedupe import DedupeDecision, decide, reasoning_replay_dedupe_key
-from .envelope import ReasoningReplayItem
+from .envelope import ReasoningReplayItem, check_item_value
 from .history import HistoryMessage
 from .providers import REGISTRY_ONLY, ProviderNames
 from .reader import parse_reasoning_replay_envelope
@@ -107,12 +107,41 @@ def _own_items(message: HistoryMessage, target: ReplayTarget) -> list[dict[str, 
 @dataclass(frozen=True, slots=True)
 class ReplayRead:
     """What SPEC P2 finds in a history's replay blocks, before any input is built: the provider
-    input of each replayed block by message index, and what building the input reports."""
+    input of each replayed block by message index, and what building the input reports. For a
+    message in the items form (SPEC CL3), ``withheld`` holds the indexes of its reasoning items
+    that are not sent (another issuer's, a duplicate, not a replay item)."""
 
     replayed: Mapping[int, Sequence[dict[str, Any]]]
     diagnostics: tuple[Diagnostic, ...]
     deduplicated_exact: int
     id_ciphertext_conflicts: int
+    withheld: Mapping[int, frozenset[int]] = field(default_factory=dict)
+
+
+def _replay_sources(
+    message: HistoryMessage,
+) -> Iterator[tuple[int, ReasoningReplayItem | Code]]:
+    """A message's replay material with its block index: each replay block read (SPEC P2), or,
+    in the items form, each reasoning item at its index among the message's items (SPEC CL3)."""
+    if message.reasoning_in_items:
+        for index, item in enumerate(message.items):
+            if item.get("type") == "reasoning":
+                yield index, check_item_value(item)
+        return
+    for block_index, block in enumerate(message.replay_blocks):
+        if message.role != "assistant":
+            yield block_index, Code.REPLAY_CHANNEL_MISPLACED
+            continue
+        text = _block_text(block)
+        if text is None:
+            yield block_index, Code.BLOCK_NOT_TEXT
+            continue
+        read = parse_reasoning_replay_envelope(text)
+        if read.item is None:
+            assert read.code is not None
+            yield block_index, read.code
+            continue
+        yield block_index, read.item
 
 
 def read_replay_blocks(messages: Sequence[HistoryMessage], target: ReplayTarget) -> ReplayRead:
@@ -123,21 +152,12 @@ def read_replay_blocks(messages: Sequence[HistoryMessage], target: ReplayTarget)
     diagnostics: list[Diagnostic] = []
     blocks: list[_ReplayBlock] = []
     target_issuer, names = target.issuer, target.provider_names
+    withheld: dict[int, set[int]] = {}
     for message_index, message in enumerate(messages):
-        for block_index, block in enumerate(message.replay_blocks):
-            if message.role != "assistant":
-                diagnostics.append(
-                    Diagnostic(Code.REPLAY_CHANNEL_MISPLACED, message_index, block_index)
-                )
-                continue
-            text = _block_text(block)
-            if text is None:
-                diagnostics.append(Diagnostic(Code.BLOCK_NOT_TEXT, message_index, block_index))
-                continue
-            read = parse_reasoning_replay_envelope(text)
-            if read.item is None:
-                assert read.code is not None
-                diagnostics.append(Diagnostic(read.code, message_index, block_index))
+        for block_index, read in _replay_sources(message):
+            if isinstance(read, Code):
+                diagnostics.append(Diagnostic(read, message_index, block_index))
+                withheld.setdefault(message_index, set()).add(block_index)
                 continue
             # SPEC P4: names map to issuers, an unknown issuer is the target's; another issuer's
             # item is never sent and takes no part in dedupe (after the verdict, before D1-D3).
@@ -147,8 +167,9 @@ def read_replay_blocks(messages: Sequence[HistoryMessage], target: ReplayTarget)
                 diagnostics.append(
                     Diagnostic(Code.REPLAY_PROVIDER_MISMATCH, message_index, block_index)
                 )
+                withheld.setdefault(message_index, set()).add(block_index)
                 continue
-            blocks.append(_ReplayBlock(message_index, block_index, read.item, issuer))
+            blocks.append(_ReplayBlock(message_index, block_index, read, issuer))
 
     decisions = decide(reasoning_replay_dedupe_key(b.item, b.provider) for b in blocks)
     replayed: dict[int, list[dict[str, Any]]] = {}
@@ -159,6 +180,7 @@ def read_replay_blocks(messages: Sequence[HistoryMessage], target: ReplayTarget)
             diagnostics.append(
                 Diagnostic(Code.DEDUPE_EXACT_DUPLICATE, block.message_index, block.block_index)
             )
+            withheld.setdefault(block.message_index, set()).add(block.block_index)
             continue
         if decision is DedupeDecision.KEEP_CONFLICT:
             conflicts += 1
@@ -170,15 +192,23 @@ def read_replay_blocks(messages: Sequence[HistoryMessage], target: ReplayTarget)
         replayed.setdefault(block.message_index, []).append(block.item.to_provider_input())
 
     diagnostics.sort(key=lambda d: (d.message_index, d.block_index))
-    return ReplayRead(replayed, tuple(diagnostics), exact, conflicts)
+    frozen = {index: frozenset(indexes) for index, indexes in withheld.items()}
+    return ReplayRead(replayed, tuple(diagnostics), exact, conflicts, frozen)
 
 
 def message_inputs(
     messages: Sequence[HistoryMessage], target: ReplayTarget, read: ReplayRead
 ) -> Iterator[tuple[dict[str, Any], ...]]:
     """SPEC P2: each message's part of ``input``, its replay items then its own items, one
-    message at a time (a caller that consumes them as they come keeps no object per message)."""
+    message at a time (a caller that consumes them as they come keeps no object per message).
+    In the items form (SPEC CL3), its items in order, each reasoning item at its position unless
+    it is withheld."""
     for index, message in enumerate(messages):
+        if message.reasoning_in_items:
+            withheld = read.withheld.get(index, frozenset())
+            own = _own_items(message, target)
+            yield tuple(item for at, item in enumerate(own) if at not in withheld)
+            continue
         yield (*read.replayed.get(index, ()), *_own_items(message, target))
 
 

@@ -3,27 +3,31 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from .envelope import ReasoningReplayItem
 from .telemetry import part_totals, utf8_bytes, utf8_length
 
-# SPEC R2: a name is sensitive when its normal form (ASCII lowercase, without "-" and "_")
-# contains one of these fragments or ends with one of these suffixes.
+# SPEC R2: a name is sensitive when its normal form (ASCII letters lowercased, every character
+# that is not an ASCII letter or digit removed) contains one of these fragments.
 SENSITIVE_FRAGMENTS: Final = (
-    "apikey",
-    "accesskey",
+    "token",
     "secret",
     "password",
     "passwd",
+    "auth",
     "privatekey",
-    "authorization",
+    "apikey",
+    "accesskey",
     "credential",
     "cookie",
     "encryptedcontent",
 )
-SENSITIVE_SUFFIXES: Final = ("token", "auth")
+# SPEC R2: the members of a name/value pair (a HAR header, a tag): normal forms.
+PAIR_NAME_MEMBERS: Final = frozenset(("name", "key"))
+PAIR_VALUE_MEMBER: Final = "value"
 CIPHERTEXT_NORMAL_NAME: Final = "encryptedcontent"  # SPEC R2: the measured replacement
 
 DIAGNOSTIC_VIEW_MEMBERS: Final = (
@@ -42,19 +46,36 @@ _CIPHERTEXT_REPLACEMENT_NAMES: Final = frozenset(("redacted", "bytes", "sha256")
 MAX_REDACTION_DEPTH: Final = 256  # SPEC R2
 NESTING_REPLACEMENT: Final = "nesting"  # SPEC R2: {"redacted": "nesting"}
 
-_NORMAL: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "-_")
+_NOT_ALNUM: Final = re.compile(r"[^a-z0-9]+")
+_LOWER: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _HEX: Final = frozenset("0123456789abcdef")
 
 
 def normal_name(name: str) -> str:
-    """SPEC R2: a member name in ASCII lowercase without ``-`` and ``_``."""
-    return name.translate(_NORMAL)
+    """SPEC R2: ASCII letters lowercased, every character that is not an ASCII letter or digit
+    removed (``X-Api.Key`` → ``xapikey``; a non-ASCII letter is removed, never folded)."""
+    return _NOT_ALNUM.sub("", name.translate(_LOWER))
 
 
 def is_sensitive_name(name: str) -> bool:
     """SPEC R2: whether a member's value is replaced."""
     normal = normal_name(name)
-    return normal.endswith(SENSITIVE_SUFFIXES) or any(f in normal for f in SENSITIVE_FRAGMENTS)
+    return any(fragment in normal for fragment in SENSITIVE_FRAGMENTS)
+
+
+def pair_name(value: Mapping[str, object], text: Callable[[str], str]) -> str | None:
+    """SPEC R2: the sensitive name a name/value pair names (``{"name": "Authorization", "value":
+    ...}``), as written out through ``text``, or None.
+
+    A pair is an object with a member whose normal form is ``name`` or ``key`` and whose value is
+    a string that is a sensitive name; the last such member names the pair.
+    """
+    named = None
+    for member, held in value.items():
+        if normal_name(text(member)) in PAIR_NAME_MEMBERS and isinstance(held, str):
+            written = text(held)
+            named = written if is_sensitive_name(written) else named
+    return named
 
 
 def sha256_hex(value: str) -> str:
@@ -148,8 +169,14 @@ def _keep(text: str) -> str:
     return text
 
 
-def redact(value: object) -> object:
-    """SPEC R2: the redaction of any JSON value, deterministic, member order kept."""
+def redact_structural(value: object) -> object:
+    """SPEC R2 as stated: the structural redaction of any JSON value (the ``redact`` operation of
+    the vectors), deterministic, member order kept, every string kept as it is.
+
+    Strings are not read: a JSON text, a header line or a ciphertext held in a string stays in
+    it. For anything people will read, use :func:`reasoning_replay.redact`, which also redacts
+    every string as a text (SPEC H7).
+    """
     return redact_value(value, _keep)
 
 
@@ -181,13 +208,14 @@ def redact_value(value: object, text: Callable[[str], str], depth: int = 0) -> o
             for name, member in view.items()
         }
     out: dict[str, object] = {}
+    paired = pair_name(value, text)
     for name, member in value.items():
         # The name as written out decides (SPEC H6: a redacted name is the member's name).
         written = text(name)
-        sensitive = is_sensitive_name(written)
-        out[written] = (
-            replacement(written, member, text)
-            if sensitive
-            else redact_value(member, text, depth + 1)
-        )
+        if is_sensitive_name(written):
+            out[written] = replacement(written, member, text)
+        elif paired is not None and normal_name(written) == PAIR_VALUE_MEMBER:
+            out[written] = replacement(paired, member, text)  # SPEC R2: a name/value pair
+        else:
+            out[written] = redact_value(member, text, depth + 1)
     return out

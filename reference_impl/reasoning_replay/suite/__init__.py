@@ -3,7 +3,9 @@ runner, reports and the suite linter. The command line is :mod:`reasoning_replay
 (``conformance``).
 
 Nothing here knows what an operation means: operations are names taken from the vectors and from
-each implementation's handshake, and outputs are compared as plain JSON values.
+each implementation's handshake, and outputs are compared as plain JSON values. The one exception
+is :mod:`.items_form`, which reads a ``replay`` or ``plan`` history with the reference's reader to
+compute a vector's form and convert it into the items form (SPEC CL3, CL4).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ import os
 import select
 import signal
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -405,11 +405,17 @@ class PersistentAdapter(_AdapterCommand):
         self._child: ChildProcess | None = None
         self._failed_restarts = 0
         self._starts = 0
+        self._causes: Counter[str] = Counter()
+        self._pending_cause = "unknown"  # why the current process was discarded
         self.window = window
 
     @property
     def restarts(self) -> int:
         return max(0, self._starts - 1)
+
+    @property
+    def restart_causes(self) -> Mapping[str, int]:
+        return dict(self._causes)
 
     def stderr_tail(self) -> str:
         return self._child.stderr.text() if self._child is not None else self._last_stderr
@@ -419,6 +425,8 @@ class PersistentAdapter(_AdapterCommand):
         self._starts += 1
         child = self._spawn()
         if isinstance(child, Crash):
+            self._failed_restarts += 1  # a program that cannot be started counts as a failure
+            self._pending_cause = f"a start failed ({child.message})"
             return child
         self._child = child
         got = child.exchange(protocol.START_LINE, time.monotonic() + self._start_timeout)
@@ -433,7 +441,7 @@ class PersistentAdapter(_AdapterCommand):
             failure = Timeout(self._start_timeout)
         else:
             failure = got
-        self._discard()
+        self._discard(f"its handshake failed ({_message(failure)})")
         self._failed_restarts += 1
         return _with_stderr(failure, self._last_stderr)
 
@@ -478,6 +486,8 @@ class PersistentAdapter(_AdapterCommand):
             return Crash(
                 f"the adapter could not be restarted; gave up after {MAX_FAILED_RESTARTS} attempts"
             )
+        if self._starts:  # the first start is no restart
+            self._causes[self._pending_cause] += 1
         started = self.start()
         if isinstance(started, ImplementationInfo):
             return None
@@ -499,18 +509,19 @@ class PersistentAdapter(_AdapterCommand):
                 return Exchange(reply, request, got.data, duration_s=duration)
             stderr = child.stderr.since(mark)
             if reply.desync:
-                self._discard()
+                self._discard("a line that broke the protocol's line stream (not JSON, wrong seq)")
             return Exchange(reply, request, got.data, stderr or None, duration)
         lost: Failure = Timeout(self._timeout) if isinstance(got, Timeout) else got
-        self._discard()
+        self._discard(restart_cause(lost))
         # The whole recent tail, not just what arrived while this case was the oldest: with
         # requests in flight, the adapter may have logged its last words a moment earlier.
         stderr = self._last_stderr[-_CASE_STDERR:]
         head = got.head if isinstance(got, ReplyTooLong) else None
         return Exchange(_with_stderr(lost, stderr), request, head, stderr or None, duration)
 
-    def _discard(self) -> None:
-        """Kill the current process; the next run() starts a fresh one."""
+    def _discard(self, cause: str) -> None:
+        """Kill the current process; the next run() starts a fresh one, for ``cause``."""
+        self._pending_cause = cause
         if self._child is not None:
             self._child.kill()
             self._last_stderr = self._child.stderr.text()
@@ -534,6 +545,18 @@ def _message(failure: Failure) -> str:
     return failure.message
 
 
+def restart_cause(failure: Failure) -> str:
+    """Why a failure made the runner restart the adapter, as a restart's cause is reported:
+    the kind of failure and its general reason, never one case's details (so causes group)."""
+    if isinstance(failure, Timeout):
+        return f"a timeout (no reply within {failure.seconds:g} s)"
+    if isinstance(failure, Crash):
+        return f"a crash ({failure.message})"
+    if isinstance(failure, ReplyTooLong):
+        return f"a reply over {failure.limit} bytes"
+    return "a line that broke the protocol's line stream (not JSON, wrong seq)"
+
+
 class OneShotAdapter(_AdapterCommand):
     """One process per request: the request line on stdin, then EOF; one line back; exit 0."""
 
@@ -542,6 +565,10 @@ class OneShotAdapter(_AdapterCommand):
     @property
     def restarts(self) -> int:
         return 0  # every case has its own process by design
+
+    @property
+    def restart_causes(self) -> Mapping[str, int]:
+        return {}
 
     def stderr_tail(self) -> str:
         return self._last_stderr

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from . import protocol
+from . import protocol, schemas
+from .forms import FORM_TAGS, HISTORY_OPERATIONS, ITEMS_FORM, form_tags
+from .items_form import unanswered_tool_call, vector_form_and_reason
 from .profiles import OUTPUT_MEMBERS
 from .specdoc import SpecDoc, parse_spec
 from .traceability import TRACEABILITY_NAME, Traceability, load_traceability
@@ -58,6 +60,7 @@ def check_suite(conformance_dir: Path, spec_path: Path) -> tuple[tuple[Problem, 
         for p in suite.problems
     ]
     problems += lint_cases(suite.cases)
+    problems += check_forms(suite.cases)
     try:
         spec: SpecDoc | None = parse_spec(spec_path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -100,6 +103,40 @@ def lint_cases(cases: Iterable[Case]) -> list[Problem]:
                     f"lists {sorted(row.members)} for {case.operation}",
                 )
             )
+    return found
+
+
+def check_forms(cases: Iterable[Case]) -> list[Problem]:
+    """SPEC CL4: each vector carries exactly the form tag its operation and input give
+    (``tools/form_tags.py --write`` writes them), an items-form history has the shape of
+    ``schemas/protocol/items-history.schema.json``, and no history's last message leaves a tool
+    call without its output."""
+    found: list[Problem] = []
+    for case in cases:
+        where = f"{case.file} [{case.id}]"
+        form, why = vector_form_and_reason(case.operation, case.input)
+        tags = form_tags(case.tags)
+        if tags != (form.tag,):
+            because = f" ({why})" if why else ""
+            unknown = [t for t in tags if t not in FORM_TAGS]
+            also = f"; {', '.join(unknown)} is no form" if unknown else ""
+            found.append(
+                Problem(
+                    "form_tag",
+                    where,
+                    f"its form tags are {list(tags)}; its history gives {form.tag}{because}"
+                    f"{also} (tools/form_tags.py --write)",
+                )
+            )
+        if case.operation not in HISTORY_OPERATIONS:
+            continue
+        history = case.input.get("history")
+        if isinstance(history, Mapping) and history.get("form") == ITEMS_FORM:
+            for error in schemas.errors(schemas.ITEMS_HISTORY, history):
+                found.append(Problem("items_history", where, f"history{error}"))
+        unanswered = unanswered_tool_call(history)
+        if unanswered is not None:
+            found.append(Problem("unanswered_tool_call", where, unanswered))
     return found
 
 

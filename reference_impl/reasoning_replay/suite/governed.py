@@ -4,9 +4,12 @@ Outputs are compared exactly, except ``request.reasoning`` and ``request.include
 output: SPEC F11 fixes ``reasoning``'s ``effort`` and the members the caller passed in
 ``metadata.reasoning``, and lets an implementation add members of its own (fast-agent adds
 ``summary: "auto"``); SPEC P5 fixes the entries ``include`` must contain and lets an
-implementation add others (``store`` is compared exactly). The runner therefore
-narrows the actual output to what the rule governs before the exact comparison, so a conforming
-output compares equal and any other still shows its first difference.
+implementation add others (``store`` is compared exactly). A ``defaults`` output is compared on
+``request.store`` and ``request.include`` only (P5). And the members a case leaves unjudged for
+what the implementation announces (``Case.unjudged``: a plan's ``record`` in the items form,
+replay ``counters`` without telemetry) are dropped. The runner therefore narrows the actual
+output to what the rule governs before the exact comparison, so a conforming output compares
+equal and any other still shows its first difference.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from .protocol import Failure, OutputReply, Reply
 from .vectors import Case
 
 _SHOULD: Final = "SHOULD"
+_DEFAULTS: Final = "defaults"
 
 
 def governed_reasoning(
@@ -62,10 +66,37 @@ def _governed_include(wanted: object, include: object) -> list[Any] | None:
     return list(wanted)
 
 
+def governed_defaults(expected: Mapping[str, Any], actual: Any) -> dict[str, Any] | None:
+    """``actual``'s defaults output narrowed to what SPEC P5 governs: ``request.store`` (exactly,
+    and absent when not sent) and ``request.include`` (its expected entries); ``None`` when the
+    shapes differ (the exact comparison says so)."""
+    expected_request = expected.get("request")
+    if not isinstance(actual, dict) or not isinstance(expected_request, Mapping):
+        return None
+    request = actual.get("request")
+    if not isinstance(request, dict):
+        return None
+    narrowed = {name: request[name] for name in ("store", "include") if name in request}
+    include = _governed_include(expected_request.get("include"), request.get("include"))
+    if include is not None:
+        narrowed["include"] = include
+    return {**actual, "request": narrowed}
+
+
 def governed_reply(case: Case, reply: Reply | Failure) -> Reply | Failure:
-    """The reply as the case's expectation governs it (SPEC §13): only plan outputs change."""
+    """The reply as the case's expectation governs it (SPEC §13, CL2): unjudged members left
+    out, and a plan's or a defaults' request narrowed to what its rules govern."""
     expected = case.expect.output
-    if case.operation != "plan" or expected is None or not isinstance(reply, OutputReply):
+    if expected is None or not isinstance(reply, OutputReply):
         return reply
-    narrowed = governed_reasoning(expected, reply.output, case.level)
-    return reply if narrowed is None else OutputReply(narrowed)
+    output: Mapping[str, Any] = reply.output
+    if case.unjudged:
+        output = {name: value for name, value in output.items() if name not in case.unjudged}
+    narrowed: dict[str, Any] | None = None
+    if case.operation == "plan":
+        narrowed = governed_reasoning(expected, output, case.level)
+    elif case.operation == _DEFAULTS:
+        narrowed = governed_defaults(expected, output)
+    if narrowed is not None:
+        return OutputReply(narrowed)
+    return reply if output is reply.output else OutputReply(output)

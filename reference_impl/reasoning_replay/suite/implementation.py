@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -33,6 +33,12 @@ class Implementation(Protocol):
 
     @property
     def restarts(self) -> int: ...
+
+    @property
+    def restart_causes(self) -> Mapping[str, int]:
+        """Why the adapter was restarted: each cause with how many restarts it led to (their
+        sum is ``restarts``)."""
+        ...
 
     def start(self) -> ImplementationInfo | Failure:
         """Handshake: the implementation's metadata, or why it could not be had."""

@@ -36,6 +36,7 @@ class DispatchResult(Protocol):
 Dispatch = Callable[[str, Mapping[str, Any]], DispatchResult]
 
 REFERENCE_NAME: Final = "reasoning-replay-reference"
+REFERENCE_HISTORY_FORMATS: Final = ("channels", "items")
 
 
 def reference_dispatch() -> tuple[Dispatch, tuple[str, ...]]:
@@ -50,11 +51,15 @@ def reference_dispatch() -> tuple[Dispatch, tuple[str, ...]]:
 
 
 def reference_info(operations: Sequence[str]) -> ImplementationInfo:
+    """The reference's handshake: it reads both history forms (SPEC CL3) and records an item's
+    issuer per message (SPEC P4)."""
     return ImplementationInfo(
         name=REFERENCE_NAME,
         version=runner_version(),
         language="python",
         operations=tuple(operations),
+        history_formats=REFERENCE_HISTORY_FORMATS,
+        provenance="message",
     )
 
 
@@ -93,6 +98,10 @@ class InProcessImplementation:
     @property
     def restarts(self) -> int:
         return 0
+
+    @property
+    def restart_causes(self) -> Mapping[str, int]:
+        return {}
 
     def stderr_tail(self) -> str:
         return ""

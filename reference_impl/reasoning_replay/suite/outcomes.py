@@ -33,6 +33,7 @@ class Outcome(StrEnum):
     CRASH = "crash"  # the process died
     TIMEOUT = "timeout"  # no reply in time
     SKIPPED = "skipped"  # unsupported operation, skipped reply, or expectation skip
+    NOT_APPLICABLE = "not_applicable"  # a history form the implementation does not read (CL4)
     XFAIL = "xfail"  # failed, as the expectations file says
     XPASS = "xpass"  # passed although the expectations file says it fails
 

@@ -58,6 +58,7 @@ OUTPUT_MEMBERS: Final[Mapping[str, OutputMembers]] = {
     "redact": OutputMembers(_members("payload")),
     "telemetry": OutputMembers(_members("counters")),
     "plan": OutputMembers(_members("request", "record"), _members("diagnostics")),
+    "defaults": OutputMembers(_members("request")),
     "validate": OutputMembers(
         _members("counts", "replays_as_stored", "provider_mismatch"), _members("findings")
     ),

@@ -24,7 +24,8 @@ STOP_LINE: Final = b'{"cmd":"stop"}\n'
 
 @dataclass(frozen=True, slots=True)
 class ImplementationInfo:
-    """The handshake's ``implementation`` object."""
+    """The handshake's ``implementation`` object. ``history_formats`` and ``provenance`` are
+    ``None`` when the handshake does not announce them (SPEC CL3, CL4)."""
 
     name: str
     version: str
@@ -32,9 +33,12 @@ class ImplementationInfo:
     operations: tuple[str, ...]
     homepage: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    history_formats: tuple[str, ...] | None = None
+    provenance: str | None = None
 
     @classmethod
     def from_document(cls, doc: Mapping[str, Any]) -> ImplementationInfo:
+        formats = doc.get("history_formats")
         return cls(
             name=doc["name"],
             version=doc["version"],
@@ -42,6 +46,8 @@ class ImplementationInfo:
             operations=tuple(doc["operations"]),
             homepage=doc.get("homepage"),
             metadata=dict(doc),
+            history_formats=None if formats is None else tuple(formats),
+            provenance=doc.get("provenance"),
         )
 
     def to_document(self) -> dict[str, Any]:
@@ -50,7 +56,16 @@ class ImplementationInfo:
         if self.homepage is not None:
             doc["homepage"] = self.homepage
         doc["operations"] = list(self.operations)
+        if self.history_formats is not None:
+            doc["history_formats"] = list(self.history_formats)
+        if self.provenance is not None:
+            doc["provenance"] = self.provenance
         return doc
+
+    @property
+    def formats(self) -> tuple[str, ...]:
+        """The history forms read: as announced, else the channels form only (PROTOCOL.md)."""
+        return self.history_formats if self.history_formats is not None else ("channels",)
 
     def label(self) -> str:
         return f"{self.name} {self.version} ({self.language})"

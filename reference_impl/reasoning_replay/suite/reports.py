@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TextIO
 
 import yaml
 
@@ -23,11 +23,13 @@ from reasoning_replay.atomic_files import replace_file
 from . import PROTOCOL_VERSION, RUNNER_NAME, jsontext, runner_version
 from .compare import ABSENT
 from .expectations import StaleEntry
+from .forms import Form, HistoryFormat, case_form
 from .outcomes import UNEXPECTED, Outcome
 from .runner import CaseResult, RunResult, handshake_message
 from .vectors import LEVELS
 
 REPORT_FORMAT: Final = 2
+STDOUT_PATH: Final = "-"  # a report written to standard output, and nothing else there
 FORMATS: Final = ("json", "junit", "tap", "markdown")
 _CLIP: Final = 64 * 1024  # request/response/stderr kept per case in reports
 _TERMINAL_CLIP: Final = 2000
@@ -55,6 +57,7 @@ class Repro:
     oneshot: bool = False
     vectors: tuple[str, ...] = ()
     timeout: float | None = None
+    history_format: str | None = None  # --history-format
 
     def run_command(self, case_id: str) -> str:
         parts = ["conformance", "run"]
@@ -64,13 +67,19 @@ class Repro:
             parts.append("--oneshot")
         if self.timeout is not None:
             parts += ["--timeout", f"{self.timeout:g}"]
+        if self.history_format is not None:
+            parts += ["--history-format", self.history_format]
         for v in self.vectors:
             parts += ["--vectors", v]
         parts += ["-k", case_id]
         return shlex.join(parts)
 
-    def request_command(self, case_id: str) -> str:
+    def request_command(self, case_id: str, history_format: str | None = None) -> str:
+        """The command that sends one case by hand; ``history_format`` is the form the run sent
+        its history in (an items-form request is converted by ``conformance request`` too)."""
         parts = ["conformance", "request", case_id]
+        if history_format == HistoryFormat.ITEMS:
+            parts += ["--history-format", HistoryFormat.ITEMS.value]
         for v in self.vectors:
             parts += ["--vectors", v]
         target = self.impl if self.impl is not None else "python -m reasoning_replay.adapter"
@@ -124,6 +133,14 @@ def _counts(results: Iterable[CaseResult]) -> dict[str, int]:
     return {str(o): counts[o] for o in Outcome}
 
 
+def by_form(results: Iterable[CaseResult]) -> dict[Form, list[CaseResult]]:
+    """The results of each form (SPEC CL4), in the forms' order, forms with no case left out."""
+    found: dict[Form, list[CaseResult]] = {}
+    for r in results:
+        found.setdefault(case_form(r.case), []).append(r)
+    return {form: found[form] for form in Form if form in found}
+
+
 def profile_document(view: RunResult) -> dict[str, Any]:
     """One profile's summary (the report's ``profiles`` member)."""
     levels: dict[str, list[CaseResult]] = {}
@@ -135,7 +152,18 @@ def profile_document(view: RunResult) -> dict[str, Any]:
         "unexpected": len(view.unexpected),
         "failing": len(view.failing),
         "levels": {level: _counts(levels[level]) for level in LEVELS if level in levels},
+        "forms": {str(form): _counts(rs) for form, rs in by_form(view.results).items()},
     }
+
+
+def provenance_of(run: RunResult) -> str | None:
+    """What the implementation announces it records about an item's issuer (SPEC CL4)."""
+    return run.info.provenance if run.info is not None else None
+
+
+def defaults_documents(run: RunResult) -> list[dict[str, Any]]:
+    """Every defaults case's reply as probed (SPEC CL4), for the JSON report."""
+    return [{"case": case.id, **probe.to_document()} for case, probe in run.probes]
 
 
 def _case_profiles(run: RunResult, index: int) -> dict[str, Any]:
@@ -165,7 +193,10 @@ def json_report(run: RunResult) -> dict[str, Any]:
             "unexpected": r.unexpected,
             "profiles": _case_profiles(run, i),
             "duration_s": round(r.duration_s, 6),
+            "form": str(case_form(r.case)),
         }
+        if r.history_format is not None:
+            c["history_format"] = str(r.history_format)
         detail = case_detail(r)
         if detail is not None:
             c["detail"] = detail
@@ -192,10 +223,17 @@ def json_report(run: RunResult) -> dict[str, Any]:
         "started": run.started.isoformat().replace("+00:00", "Z"),
         "duration_s": round(run.duration_s, 6),
         "restarts": run.restarts,
+    }
+    if run.restart_causes:
+        doc["restart_causes"] = dict(run.restart_causes)
+    doc |= {
         "totals": {str(k): n for k, n in run.totals().items()},
         "unexpected": len(run.failing),
         "profile": str(run.profile),
         "strict_levels": run.strict_levels,
+        "history_formats": [str(f) for f in run.history_formats],
+        "provenance": provenance_of(run),
+        "defaults": defaults_documents(run),
         "profiles": {str(view.profile): profile_document(view) for view in run.profiles},
     }
     exp = run.expectations
@@ -294,8 +332,8 @@ def _junit_profile(root: ET.Element, run: RunResult, totals: Counter[str]) -> No
                 el = ET.SubElement(tc, "error", type=str(r.outcome), message=message)
                 el.text = text
                 counts["errors"] += 1
-            elif r.outcome in (Outcome.SKIPPED, Outcome.XFAIL):
-                label = "xfail: " if r.outcome is Outcome.XFAIL else ""
+            elif r.outcome in (Outcome.SKIPPED, Outcome.XFAIL, Outcome.NOT_APPLICABLE):
+                label = _SKIP_LABELS.get(r.outcome, "")
                 ET.SubElement(tc, "skipped", message=label + message)
                 counts["skipped"] += 1
         suite.set("tests", str(len(results)))
@@ -306,13 +344,19 @@ def _junit_profile(root: ET.Element, run: RunResult, totals: Counter[str]) -> No
         totals["tests"] += len(results)
 
 
+_SKIP_LABELS: Final = {Outcome.XFAIL: "xfail: ", Outcome.NOT_APPLICABLE: "not_applicable: "}
+
+
 def _run_properties(run: RunResult) -> list[tuple[str, str]]:
     props = [
         ("suite.version", run.suite.version),
         ("suite.sha256", run.suite.sha256),
         ("mode", run.mode),
         ("profile", str(run.profile)),
+        ("history_formats", ", ".join(run.history_formats)),
+        ("provenance", provenance_of(run) or "not announced"),
     ]
+    props += [(f"defaults.{case.id}", probe.describe()) for case, probe in run.probes]
     if run.info is not None:
         props.append(("implementation", run.info.label()))
     if run.handshake_failure is not None:
@@ -332,8 +376,10 @@ def tap_text(run: RunResult) -> str:
     """One test point per case and profile, named ``ID [PROFILE]``."""
     views = run.profiles
     lines = ["TAP version 14", f"1..{sum(len(v.results) for v in views)}"]
+    notes = [f"# {_tap_safe(line)}" for line in capability_lines(run)]
     if run.info is not None:
-        lines.insert(1, f"# implementation: {run.info.label()}")
+        notes.insert(0, f"# implementation: {run.info.label()}")
+    lines[1:1] = notes
     points = ((view, r) for view in views for r in view.results)
     for n, (view, r) in enumerate(points, start=1):
         name = f"{n} - {_tap_safe(r.case.id)} [{view.profile}]"
@@ -343,6 +389,9 @@ def tap_text(run: RunResult) -> str:
             continue
         if r.outcome is Outcome.SKIPPED:
             lines.append(f"ok {name} # SKIP {_tap_safe(message)}")
+            continue
+        if r.outcome is Outcome.NOT_APPLICABLE:
+            lines.append(f"ok {name} # SKIP not_applicable: {_tap_safe(message)}")
             continue
         if r.outcome is Outcome.XFAIL:
             reason = r.entry.reason if r.entry is not None else message
@@ -385,11 +434,41 @@ def summary_rows(run: RunResult) -> tuple[list[Outcome], list[tuple[str, Counter
     return columns, sorted(per_op.items())
 
 
+def capability_lines(run: RunResult) -> list[str]:
+    """What the implementation announces about history forms and issuers (SPEC CL3, CL4), and
+    each defaults case's reply as probed (SPEC P5): the same lines in every report."""
+    judged = ", ".join(run.history_formats) or "none"
+    if run.judged_as is not None:
+        judged += f" (--history-format {run.judged_as})"
+    lines = [
+        f"history formats judged in: {judged}",
+        f"provenance: {provenance_of(run) or 'not announced'}",
+    ]
+    lines += [
+        f"defaults {case.id} ({probe.model} to {probe.target_provider}): {probe.describe()}"
+        for case, probe in run.probes
+    ]
+    return lines
+
+
+def form_summary(view: RunResult) -> str:
+    """Per form (SPEC CL4): ``neutral 420 passed of 420 applicable; storage ...``."""
+    parts = []
+    for form, results in by_form(view.results).items():
+        applicable = [r for r in results if r.outcome is not Outcome.NOT_APPLICABLE]
+        passed = sum(r.outcome is Outcome.PASS for r in applicable)
+        text = f"{form} {passed} passed of {len(applicable)} applicable"
+        if len(applicable) < len(results):
+            text += f" ({len(results) - len(applicable)} not applicable)"
+        parts.append(text)
+    return "; ".join(parts)
+
+
 def profile_summary(view: RunResult) -> str:
     """One profile's counts: ``verdict: 5 passed, 1 xfail, 0 unexpected``."""
     totals = view.totals()
     parts = [f"{totals[Outcome.PASS]} passed"]
-    for o in (Outcome.SKIPPED, Outcome.XFAIL):
+    for o in (Outcome.SKIPPED, Outcome.NOT_APPLICABLE, Outcome.XFAIL):
         if totals[o]:
             parts.append(f"{totals[o]} {o}")
     parts.append(f"{len(view.failing)} unexpected")
@@ -430,6 +509,8 @@ def markdown_text(run: RunResult, repro: Repro | None = None) -> str:
     ]
     if run.handshake_failure is not None:
         out += [f"> Handshake failed: {_md(handshake_message(run.handshake_failure))}", ""]
+    out += [f"- {_md(line)}" for line in capability_lines(run)[:2]]
+    out.append("")
     for view in run.profiles:
         out += [f"### Profile `{view.profile}`: {_md(profile_summary(view))}", ""]
         columns, rows = summary_rows(view)
@@ -438,6 +519,18 @@ def markdown_text(run: RunResult, repro: Repro | None = None) -> str:
         for op, counts in rows:
             cells = " | ".join(str(counts.get(c, 0)) for c in columns)
             out.append(f"| `{op}` | {cells} | {sum(counts.values())} |")
+        out += ["", f"By form ([SPEC CL4](SPEC.md#CL4)): {_md(form_summary(view))}", ""]
+    if run.probes:
+        out += ["### Defaults, as probed ([SPEC P5](SPEC.md#P5))", ""]
+        out += ["| case | model | target | store | include | key | reasoning |"]
+        out += ["| --- | --- | --- | --- | --- | --- | --- |"]
+        for case, probe in run.probes:
+            doc = probe.to_document()
+            shown = [_md(_shown(doc, name)) for name in ("store", "include")]
+            out.append(
+                f"| `{case.id}` | {_md(str(probe.model))} | {_md(str(probe.target_provider))} | "
+                f"{' | '.join(shown)} | {probe.key_form} | {_md(_shown(doc, 'reasoning'))} |"
+            )
         out.append("")
     unexpected = [(r, p) for r, p in unexpected_cases(run) if run.decides(r)]
     not_met = [(r, p) for r, p in unexpected_cases(run) if not run.decides(r)]
@@ -475,6 +568,10 @@ def markdown_text(run: RunResult, repro: Repro | None = None) -> str:
     return "\n".join(out)
 
 
+def _shown(doc: dict[str, Any], name: str) -> str:
+    return jsontext.dumps_str(doc[name]) if name in doc else "absent"
+
+
 def _html(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -505,7 +602,7 @@ def triage(results: Sequence[CaseResult]) -> list[tuple[tuple[str, str, str], li
 
 
 def nearly_all_failed(run: RunResult) -> bool:
-    ran = [r for r in run.results if r.outcome is not Outcome.SKIPPED]
+    ran = [r for r in run.results if r.outcome not in (Outcome.SKIPPED, Outcome.NOT_APPLICABLE)]
     bad = sum(1 for r in ran if r.outcome in UNEXPECTED)
     return len(ran) >= 3 and bad >= MISCONFIGURED_SHARE * len(ran)
 
@@ -550,7 +647,7 @@ def failure_block(r: CaseResult, repro: Repro, profiles: Sequence[str] = ()) -> 
         out.append("  stderr (tail):")
         out.append(_indent(r.stderr[-_TERMINAL_CLIP:]))
     out.append(f"  rerun:    {repro.run_command(r.case.id)}")
-    out.append(f"  by hand:  {repro.request_command(r.case.id)}")
+    out.append(f"  by hand:  {repro.request_command(r.case.id, r.history_format)}")
     return out
 
 
@@ -562,7 +659,30 @@ def _profile_table(view: RunResult) -> list[str]:
     totals = view.totals()
     table_rows.append(["TOTAL", *(str(totals[col]) for col in columns), str(len(view.results))])
     header = ["operation", *(str(c) for c in columns), "total"]
-    return [f"profile {view.profile}:", *_table(header, table_rows), ""]
+    forms = f"  by form: {form_summary(view)}"
+    return [f"profile {view.profile}:", *_table(header, table_rows), forms, ""]
+
+
+def restarts_line(run: RunResult) -> str:
+    """How often the adapter was restarted, and after what (PROTOCOL.md, What the runner
+    checks): ``the adapter was restarted 3 time(s): 2 after a crash (...), 1 after ...``."""
+    causes = sorted(run.restart_causes.items(), key=lambda kv: (-kv[1], kv[0]))
+    after = ", ".join(f"{n} after {cause}" for cause, n in causes)
+    return f"the adapter was restarted {run.restarts} time(s)" + (f": {after}" if after else "")
+
+
+def not_started_line(run: RunResult, repro: Repro) -> str:
+    """The one line a run whose handshake failed ends with: the cause and the command."""
+    assert run.handshake_failure is not None
+    cause = handshake_message(run.handshake_failure)
+    if run.command is None:
+        return f"the reference implementation did not start: {cause}"
+    check = shlex.join(["conformance", "smoke", "--impl", repro.impl or shlex.join(run.command)])
+    oneshot = " --oneshot" if run.mode == "oneshot" else ""
+    return (
+        f"the adapter did not start ({run.mode} mode): {cause}; command: "
+        f"{shlex.join(run.command)}; check it with: {check}{oneshot}"
+    )
 
 
 def terminal_text(run: RunResult, repro: Repro, *, verbosity: int = 0, limit: int = 20) -> str:
@@ -578,7 +698,8 @@ def terminal_text(run: RunResult, repro: Repro, *, verbosity: int = 0, limit: in
         if run.handshake_failure is not None:
             out.append(f"handshake failed: {handshake_message(run.handshake_failure)}")
         if run.restarts:
-            out.append(f"the adapter was restarted {run.restarts} time(s)")
+            out.append(restarts_line(run))
+        out += capability_lines(run)
         out.append("")
         for view in run.profiles:
             out += _profile_table(view)
@@ -641,10 +762,13 @@ def render(fmt: str, run: RunResult, repro: Repro) -> str:
     raise ValueError(f"unknown report format {fmt!r}; choose from {', '.join(FORMATS)}")
 
 
-def write_report(fmt: str, path: Path, run: RunResult, repro: Repro) -> None:
+def write_report(
+    fmt: str, path: Path, run: RunResult, repro: Repro, *, stdout: TextIO | None = None
+) -> None:
+    """Write the report to ``path``; ``-`` is standard output (``stdout``, else sys.stdout)."""
     text = render(fmt, run, repro)
-    if str(path) == "-":
-        sys.stdout.write(text)
+    if str(path) == STDOUT_PATH:
+        (sys.stdout if stdout is None else stdout).write(text)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     replace_file(path, text.encode("utf-8"))  # whole or not at all, no temporary file left

@@ -1,7 +1,14 @@
 """Drives selected cases through an implementation and collects the results (SPEC §13).
 
-Each result keeps only what the reports show, bounded (:mod:`.retained`): a passing or skipped
-case keeps no line, any other keeps at most 64 KiB of each line, text and compared value.
+Which cases apply, and in which history form each goes, follows from the cases' form tags and
+the handshake (SPEC CL4, :mod:`.forms`). Each result keeps only what the reports show, bounded
+(:mod:`.retained`): a passing, skipped or not applicable case keeps no line, any other keeps at
+most 64 KiB of each line, text and compared value.
+
+A run whose handshake fails (a program that cannot be started, a wrong protocol, a line that is
+not JSON, an exit before the reply) ends at once, with no case sent: every case would only repeat
+that failure. Crashes later in a run cost the case being handled, and the adapter is restarted
+(:mod:`.adapter_process`); the run keeps how often, and why.
 """
 
 from __future__ import annotations
@@ -9,8 +16,8 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Final
 
 from . import protocol
@@ -26,9 +33,16 @@ from .expectations import (
     skip_verdict,
     stale_entries,
 )
+from .forms import (
+    HistoryFormat,
+    applicability,
+    prepared_case,
+    unjudged_members,
+)
 from .governed import governed_reply
 from .implementation import Exchange, Implementation
 from .outcomes import UNEXPECTED, Detail, Outcome, Verdict, output_differs
+from .probe import DEFAULTS, DefaultsProbe, defaults_probe
 from .profiles import PROFILES, Profile, judge_in
 from .protocol import Failure, ImplementationInfo, OutputReply, Reply, Timeout
 from .retained import Kept, bounded_value, clip_text
@@ -38,7 +52,7 @@ if TYPE_CHECKING:
     from .report_redaction import CaseRedaction
 
 # Outcomes whose reports show no request or response line (PASS: no detail at all).
-_NO_LINES: Final = frozenset({Outcome.PASS, Outcome.SKIPPED})
+_NO_LINES: Final = frozenset({Outcome.PASS, Outcome.SKIPPED, Outcome.NOT_APPLICABLE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +65,8 @@ class CaseResult:
     request: Kept | None = None  # the request line (no newline); None for passed and skipped
     response: Kept | None = None  # the reply line, when there was one
     stderr: str | None = None
+    history_format: HistoryFormat | None = None  # the form its history was sent in (CL3)
+    probe: DefaultsProbe | None = None  # a defaults case's reply as probed (SPEC CL4)
 
     @property
     def outcome(self) -> Outcome:
@@ -141,11 +157,21 @@ class RunResult:
     duration_s: float
     restarts: int
     stale: tuple[StaleEntry, ...] = ()
+    restart_causes: Mapping[str, int] = field(default_factory=dict)  # cause → restarts
     expectations: Expectations = NO_EXPECTATIONS
     profile: Profile = Profile.DIAGNOSTICS  # what ``results`` were judged in (SPEC.md#profiles)
     strict_levels: bool = False  # SHOULD and MAY cases decide too
     # the same replies judged in the run's other profiles
     others: tuple[RunResult, ...] = ()
+    # the history forms the run judged the implementation in (SPEC CL4): the announced ones, or
+    # the one ``--history-format`` asked for
+    history_formats: tuple[HistoryFormat, ...] = (HistoryFormat.CHANNELS,)
+    judged_as: HistoryFormat | None = None  # --history-format
+
+    @property
+    def probes(self) -> tuple[tuple[Case, DefaultsProbe], ...]:
+        """Every defaults case's reply as probed, in case order (SPEC CL4)."""
+        return tuple((r.case, r.probe) for r in self.results if r.probe is not None)
 
     @property
     def profiles(self) -> tuple[RunResult, ...]:
@@ -186,9 +212,14 @@ class RunResult:
         return not self.failing and not self.stale_fails
 
     @property
+    def started_ok(self) -> bool:
+        """The handshake succeeded, so the cases ran; otherwise none was sent."""
+        return self.handshake_failure is None
+
+    @property
     def ok(self) -> bool:
-        """Every profile of the run conforms."""
-        return all(view.passed for view in self.profiles)
+        """The implementation started and every profile of the run conforms."""
+        return self.started_ok and all(view.passed for view in self.profiles)
 
 
 Progress = Callable[[int, int, CaseResult], None]
@@ -198,6 +229,62 @@ def handshake_message(failure: Failure) -> str:
     if isinstance(failure, Timeout):
         return f"no reply to the start request within {failure.seconds:g} s"
     return failure.message
+
+
+def announced_formats(info: ImplementationInfo | None) -> tuple[HistoryFormat, ...]:
+    """The history forms an implementation reads (SPEC CL3): as announced, the channels form when
+    it announces none, and both without a handshake (every case is then tried as written)."""
+    if info is None:
+        return tuple(HistoryFormat)
+    return tuple(f for f in HistoryFormat if f.value in info.formats)
+
+
+def _judged_formats(
+    info: ImplementationInfo | None, judged_as: HistoryFormat | None
+) -> tuple[HistoryFormat, ...]:
+    announced = announced_formats(info)
+    return announced if judged_as is None else tuple(f for f in announced if f is judged_as)
+
+
+@dataclass(frozen=True, slots=True)
+class _Planned:
+    """One case before it runs: the case as sent and judged, its expectations entries, and per
+    profile the verdict of a case that is not sent (``None``: it is sent)."""
+
+    seq: int
+    case: Case
+    entries: tuple[Entry | None, ...]
+    pre: tuple[Verdict | None, ...]
+    history_format: HistoryFormat | None
+
+    @property
+    def sent(self) -> bool:
+        return any(v is None for v in self.pre)
+
+
+def _planned(
+    seq: int,
+    case: Case,
+    entries: tuple[Entry | None, ...],
+    supported: frozenset[str] | None,
+    formats: tuple[HistoryFormat, ...],
+) -> _Planned:
+    """SPEC CL4: a case that does not apply is ``not_applicable`` in every profile; one that does
+    goes in its form, with what the handshake leaves unjudged (SPEC CL2)."""
+    applies = applicability(case, formats)
+    if not applies.applies:
+        not_applicable = Verdict(Outcome.NOT_APPLICABLE, Detail(applies.reason or "not applicable"))
+        return _Planned(seq, case, entries, tuple(not_applicable for _ in entries), None)
+    operations = supported if supported is not None else frozenset({"telemetry"})
+    unjudged = unjudged_members(case, applies.history_format, operations)
+    try:
+        sent = prepared_case(case, applies.history_format, unjudged)
+    except ValueError as exc:  # items_form.NotNeutral: a form tag `conformance check` refuses
+        detail = Detail(f"its form:neutral tag is wrong (run `conformance check`): {exc}")
+        wrong = Verdict(Outcome.NOT_APPLICABLE, detail)
+        return _Planned(seq, case, entries, tuple(wrong for _ in entries), None)
+    pre = tuple(_not_run(case, e, supported) for e in entries)
+    return _Planned(seq, sent, entries, pre, applies.history_format)
 
 
 def _not_run(case: Case, entry: Entry | None, supported: frozenset[str] | None) -> Verdict | None:
@@ -219,11 +306,14 @@ def run_cases(
     profiles: Sequence[Profile] = PROFILES,
     strict_levels: bool = False,
     redact: bool = False,
+    judged_as: HistoryFormat | None = None,
 ) -> RunResult:
     """The run, judged in the last of ``profiles`` (in ``PROFILES`` order), the others in
     ``others``: each case is sent once and its reply judged in every profile. With ``redact``,
     every line, text and value the results keep for reports is redacted first
-    (``--redact-reports``: vectors holding real captures)."""
+    (``--redact-reports``: vectors holding real captures). With ``judged_as``, the
+    implementation is judged as if it read only that history form (SPEC CL4; a form it does not
+    announce leaves every history case not applicable)."""
     started = dt.datetime.now(dt.UTC)
     redactor: Callable[[Case], CaseRedaction] | None = None
     if redact:
@@ -235,27 +325,39 @@ def run_cases(
     chosen = tuple(p for p in PROFILES if p in profiles) or PROFILES
     results: dict[Profile, list[CaseResult]] = {p: [] for p in chosen}
     handshake = impl.start()
-    info = handshake if isinstance(handshake, ImplementationInfo) else None
-    # Without a handshake every operation is tried: the cases then show what is wrong.
-    supported = frozenset(info.operations) if info is not None else None
+    if not isinstance(handshake, ImplementationInfo):
+        impl.close()
+        duration = time.perf_counter() - t0
+        return _not_started(
+            impl, suite, handshake, started=started, duration_s=duration, profiles=chosen
+        )
+    info = handshake
+    supported = frozenset(info.operations)
+    formats = _judged_formats(info, judged_as)
     total = len(cases)
     # Decide up front which cases are not run, so the rest can go to the implementation as one
     # batch (a persistent adapter overlaps them); results still come back in case order.
     plan = [
-        (seq, case, entries, tuple(_not_run(case, e, supported) for e in entries))
+        _planned(seq, case, tuple(expectations.lookup(case, p) for p in chosen), supported, formats)
         for seq, case in enumerate(cases, start=1)
-        for entries in (tuple(expectations.lookup(case, p) for p in chosen),)
     ]
     try:
-        exchanges = impl.run_batch(
-            (seq, case) for seq, case, _, pre in plan if any(v is None for v in pre)
-        )
-        for seq, case, entries, pre in plan:
-            ex = next(exchanges) if any(v is None for v in pre) else None
+        exchanges = impl.run_batch((p.seq, p.case) for p in plan if p.sent)
+        for planned in plan:
+            seq, case = planned.seq, planned.case
+            ex = next(exchanges) if planned.sent else None
             redaction = None if redactor is None or ex is None else redactor(case)
-            for profile, entry, skip in zip(chosen, entries, pre, strict=True):
+            probe = (
+                defaults_probe(case.input, ex.reply)
+                if ex is not None and case.operation == DEFAULTS
+                else None
+            )
+            for profile, entry, skip in zip(chosen, planned.entries, planned.pre, strict=True):
+                result = _result(
+                    case, seq, profile, entry=entry, skip=skip, ex=ex, redaction=redaction
+                )
                 results[profile].append(
-                    _result(case, seq, profile, entry=entry, skip=skip, ex=ex, redaction=redaction)
+                    replace(result, history_format=planned.history_format, probe=probe)
                 )
             del ex  # the reply, however large, is not kept past this case
             if progress is not None:
@@ -268,12 +370,15 @@ def run_cases(
         mode=impl.mode,
         command=impl.command,
         info=info,
-        handshake_failure=None if isinstance(handshake, ImplementationInfo) else handshake,
+        handshake_failure=None,
         started=started,
         duration_s=time.perf_counter() - t0,
         restarts=impl.restarts,
+        restart_causes=dict(impl.restart_causes),
         expectations=expectations,
         strict_levels=strict_levels,
+        history_formats=formats,
+        judged_as=judged_as,
     )
     views = [
         replace(
@@ -284,6 +389,31 @@ def run_cases(
         )
         for p in chosen
     ]
+    return replace(views[-1], others=tuple(views[:-1]))
+
+
+def _not_started(
+    impl: Implementation,
+    suite: Suite,
+    failure: Failure,
+    *,
+    started: dt.datetime,
+    duration_s: float,
+    profiles: Sequence[Profile],
+) -> RunResult:
+    """The run of an implementation whose handshake failed: no case was sent."""
+    run = RunResult(
+        suite=suite,
+        results=(),
+        mode=impl.mode,
+        command=impl.command,
+        info=None,
+        handshake_failure=failure,
+        started=started,
+        duration_s=duration_s,
+        restarts=0,
+    )
+    views = [replace(run, profile=p) for p in profiles]
     return replace(views[-1], others=tuple(views[:-1]))
 
 

@@ -25,24 +25,30 @@ VECTOR_FILE = "vector-file.schema.json"
 VECTORS_BUNDLE = "vectors-bundle.schema.json"
 EXPECTATIONS = "expectations.schema.json"
 REPORT = "report.schema.json"
+VALIDATE_REPORT = "validate-report.schema.json"
+SCAN_REPORT = "scan-report.schema.json"
 START_REQUEST = "protocol/start-request.schema.json"
 START_RESPONSE = "protocol/start-response.schema.json"
 RUN_REQUEST = "protocol/run-request.schema.json"
 RUN_RESPONSE = "protocol/run-response.schema.json"
 STOP_REQUEST = "protocol/stop-request.schema.json"
 TRACEABILITY = "traceability.schema.json"
+ITEMS_HISTORY = "protocol/items-history.schema.json"
 
 ALL = (
     VECTOR_FILE,
     VECTORS_BUNDLE,
     EXPECTATIONS,
     REPORT,
+    VALIDATE_REPORT,
+    SCAN_REPORT,
     START_REQUEST,
     START_RESPONSE,
     RUN_REQUEST,
     RUN_RESPONSE,
     STOP_REQUEST,
     TRACEABILITY,
+    ITEMS_HISTORY,
 )
 
 

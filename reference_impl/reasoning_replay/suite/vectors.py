@@ -119,6 +119,10 @@ class Case:
     file: str
     aliases: tuple[str, ...] = ()
     comment: str | None = None
+    # Output members this run leaves out of the comparison (SPEC CL2: a plan's record in the
+    # items form, replay counters without telemetry); set by ``forms.prepared_case``, never by
+    # a vector file.
+    unjudged: frozenset[str] = frozenset()
 
     @property
     def names(self) -> tuple[str, ...]:

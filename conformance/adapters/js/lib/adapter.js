@@ -2,6 +2,7 @@
 //
 // All per-case work is a synchronous function call; the only per-line costs are one parse and one
 // serialize, so the persistent loop is limited by the pipe, not by setup.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseText, stringify, isJsonObject, decodeUtf8Strict, JsonTextError } from './jsontext.js';
@@ -12,7 +13,7 @@ import { buildInput } from './replay.js';
 import { dedupeEntries } from './dedupe.js';
 import { redact } from './redact.js';
 import { telemetryCounters } from './telemetry.js';
-import { plan } from './plan.js';
+import { plan, REPLAY_INCLUDE } from './plan.js';
 import { exportHistory, EXPORT_MODES } from './export.js';
 
 export const PROTOCOL_VERSION = 1;
@@ -25,7 +26,10 @@ export const IMPLEMENTATION = Object.freeze({
   version: PACKAGE_VERSION,
   language: 'javascript',
   homepage: 'conformance/adapters/js',
-  operations: ['read', 'capture', 'replay', 'dedupe', 'redact', 'telemetry', 'plan', 'export'],
+  operations: ['read', 'capture', 'replay', 'dedupe', 'redact', 'telemetry', 'plan', 'defaults', 'export'],
+  // SPEC CL3: both history forms; P4: an item's issuer is recorded per message.
+  history_formats: ['channels', 'items'],
+  provenance: 'message',
 });
 
 /** Bad protocol input (not a spec reject): reported as an `error` reply. */
@@ -79,6 +83,16 @@ const OPERATIONS = {
       if (input[name] !== undefined && !allowed.includes(input[name])) throw new ProtocolError(`plan: unknown ${name}`);
     }
     return { output: plan({ ...input, provider_names: providerNames(input.provider_names), reasoning_model: input.reasoning_model ?? true }) };
+  },
+  defaults(input) {
+    // P5 and K1: what this implementation sends with no configuration at all: store false, the
+    // include P5 asks for, and a fresh instance key; no reasoning (no effort is configured).
+    if (typeof input.model !== 'string') throw new ProtocolError('defaults needs input.model (string)');
+    return {
+      output: {
+        request: { model: input.model, store: false, include: [REPLAY_INCLUDE], prompt_cache_key: randomBytes(16).toString('hex') },
+      },
+    };
   },
   export(input) {
     if (!Object.hasOwn(input, 'history')) throw new ProtocolError('export needs input.history');

@@ -80,3 +80,29 @@ export function readCacheState(msg, model, updateCapable) {
 export function cacheStateText(record) {
   return stringify({ model: record.model, key: record.key, effort: record.effort });
 }
+
+/** CL3: the members of an items-form message that hold its record. */
+const RECORD_MEMBER_NAMES = ['model', 'effort', 'prompt_cache_key'];
+
+/**
+ * Read the record of one message of a history in the items form (SPEC CL3): its members model,
+ * effort and prompt_cache_key are the record {model, key: prompt_cache_key, effort}, read and
+ * checked as a stored record is (only on an assistant message; verdicts as readCacheState's).
+ * @throws {TypeError} when only some of the three members are present (not the items form)
+ */
+export function readRecordMembers(msg, model, updateCapable) {
+  if (!isJsonObject(msg) || msg.role !== 'assistant') return { verdict: ABSENT };
+  const present = RECORD_MEMBER_NAMES.filter((name) => Object.hasOwn(msg, name));
+  if (present.length === 0) return { verdict: ABSENT };
+  if (present.length !== RECORD_MEMBER_NAMES.length) {
+    throw new TypeError('items form: model, effort and prompt_cache_key go together');
+  }
+  const { model: m, prompt_cache_key: key, effort } = msg;
+  if (typeof m !== 'string' || typeof key !== 'string' || key === '' || (effort !== null && typeof effort !== 'string')) {
+    return { verdict: MALFORMED };
+  }
+  if (m !== model) return { verdict: OTHER_MODEL };
+  const effortOk = updateCapable ? isAllowedEffort(effort) : effort === null;
+  if (!effortOk) return { verdict: MALFORMED };
+  return { verdict: VALID, key, effort };
+}

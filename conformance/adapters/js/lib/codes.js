@@ -35,6 +35,7 @@ export const CODES = Object.freeze([
   'file_mode_too_open',
   'directory_mode_too_open',
   'replay_material_exposed',
+  'scan_file_not_text',
   'cache_state_invalid',
   'plan_model_invalid',
   'plan_cache_key_invalid',

@@ -6,10 +6,10 @@
 // of §9.3 while assembling the input.
 import { isJsonObject } from './jsontext.js';
 import { ReplayError } from './codes.js';
-import { buildSegments } from './replay.js';
+import { buildSegments, isItemsForm } from './replay.js';
 import { issuerOf } from './providers.js';
 import {
-  readCacheState, isAllowedEffort, DEFAULT_UPDATE_CAPABLE_MODELS, VALID, MALFORMED,
+  readCacheState, readRecordMembers, isAllowedEffort, DEFAULT_UPDATE_CAPABLE_MODELS, VALID, MALFORMED,
 } from './cachestate.js';
 
 /** §9.1: staged tool media; a user message carrying this channel is not a genuine turn. */
@@ -22,7 +22,7 @@ const INSTANCE_KEY = /^[0-9a-f]{32}$/;
 const TOOL_RESULT_TYPES = new Set(['function_call_output', 'custom_tool_call_output']);
 const COMPACTION_TYPES = new Set(['compaction', 'compaction_trigger']);
 const GOVERNED_PROVIDERS = ['openai', 'codex']; // F12: issuers (P4)
-const REPLAY_INCLUDE = 'reasoning.encrypted_content'; // P5
+export const REPLAY_INCLUDE = 'reasoning.encrypted_content'; // P5
 
 /** F2: the one item shape the plan inserts. */
 export function configurationUpdate(effort) {
@@ -176,6 +176,8 @@ export function plan(p) {
 
   const messages = Array.isArray(p.history?.messages) ? p.history.messages : [];
   const n = messages.length;
+  // CL3: in the items form a message's record is its members model, effort, prompt_cache_key.
+  const readRecord = isItemsForm(p.history) ? readRecordMembers : readCacheState;
 
   // Pass 1 (forward): records. F1 baseline = first valid record's effort; K2 key = last valid
   // record's key; F6 malformed records are reported and treated as absent.
@@ -188,7 +190,7 @@ export function plan(p) {
     const msg = messages[i];
     if (isJsonObject(msg) && msg.role === 'assistant') lastAssistant = i;
     if (!governed) continue; // F12: records are not read
-    const r = readCacheState(msg, model, updateCapable);
+    const r = readRecord(msg, model, updateCapable);
     if (r.verdict === VALID) {
       recordEffort[i] = r.effort;
       firstValid ??= r;

@@ -4,10 +4,11 @@ import { isJsonObject, isJsonNumber } from './jsontext.js';
 import { utf8Length, sha256Hex } from './bytes.js';
 import { partStats } from './telemetry.js';
 
-/** R2: a name is sensitive when its normal form contains a fragment or ends with a suffix. */
-export const SENSITIVE_FRAGMENTS = Object.freeze(['apikey', 'accesskey', 'secret', 'password', 'passwd',
-  'privatekey', 'authorization', 'credential', 'cookie', 'encryptedcontent']);
-export const SENSITIVE_SUFFIXES = Object.freeze(['token', 'auth']);
+/** R2: a name is sensitive when its normal form contains one of these fragments. */
+export const SENSITIVE_FRAGMENTS = Object.freeze(['token', 'secret', 'password', 'passwd', 'auth',
+  'privatekey', 'apikey', 'accesskey', 'credential', 'cookie', 'encryptedcontent']);
+/** R2: the members of a name/value pair, by normal form. */
+export const PAIR_NAME_MEMBERS = Object.freeze(['name', 'key']);
 export const MAX_REDACTION_DEPTH = 256; // R2 rule 4
 
 /**
@@ -30,15 +31,28 @@ export function compareCodePoints(a, b) {
   return a.length - b.length; // a proper prefix sorts first
 }
 
-/** R2: ASCII lowercase, without "-" and "_". */
+/** R2: ASCII letters lowercased, every character that is not an ASCII letter or digit removed. */
 export function normalName(name) {
-  return asciiLower(name).replace(/[-_]/g, '');
+  return asciiLower(name).replace(/[^a-z0-9]+/g, '');
 }
 
 /** R2: whether a member's value is replaced. */
 export function isSensitiveName(name) {
   const n = normalName(name);
-  return SENSITIVE_SUFFIXES.some((s) => n.endsWith(s)) || SENSITIVE_FRAGMENTS.some((f) => n.includes(f));
+  return SENSITIVE_FRAGMENTS.some((f) => n.includes(f));
+}
+
+/** R2: the sensitive name a name/value pair names (as written out through `text`), or null. */
+export function pairName(value, text) {
+  let named = null;
+  for (const k of Object.keys(value)) {
+    const held = value[k];
+    if (PAIR_NAME_MEMBERS.includes(normalName(text(k))) && typeof held === 'string') {
+      const written = text(held);
+      if (isSensitiveName(written)) named = written;
+    }
+  }
+  return named;
 }
 
 /** R2: a count is a number whose value is a whole number >= 0. */
@@ -140,10 +154,15 @@ export function redactValue(value, text, depth = 0) {
     return out;
   }
   const out = {};
+  const paired = pairName(value, text);
   for (const name of Object.keys(value)) {
     const v = value[name];
     const written = text(name); // the name as written out decides (H6)
-    setMember(out, written, isSensitiveName(written) ? replacement(written, v, text) : redactValue(v, text, depth + 1));
+    let member;
+    if (isSensitiveName(written)) member = replacement(written, v, text);
+    else if (paired !== null && normalName(written) === 'value') member = replacement(paired, v, text); // R2 pairs
+    else member = redactValue(v, text, depth + 1);
+    setMember(out, written, member);
   }
   return out;
 }

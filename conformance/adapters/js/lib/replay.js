@@ -1,12 +1,20 @@
 // Building a request's provider input from a stored history (SPEC §5, P1–P4, with §6 dedupe).
 import { isJsonObject } from './jsontext.js';
-import { readEnvelope } from './envelope.js';
+import { readEnvelope, itemCode } from './envelope.js';
 import { Deduper, DROP_DUPLICATE, KEEP_CONFLICT } from './dedupe.js';
 import { telemetryCounters } from './telemetry.js';
 import { issuerOf } from './providers.js';
 
 /** ST1: the replay channel's name. */
 export const REPLAY_CHANNEL = 'openai-reasoning-encrypted';
+
+/** SPEC CL3: the `form` member of a history in the items form. */
+export const ITEMS_FORM = 'items';
+
+/** SPEC CL3: whether a history is in the items form (its reasoning items among its items). */
+export function isItemsForm(history) {
+  return isJsonObject(history) && history.form === ITEMS_FORM;
+}
 
 /**
  * Build the request input.
@@ -47,10 +55,48 @@ export function buildSegments(history, target, options) {
   const messages = Array.isArray(history?.messages) ? history.messages : [];
   const historyProvider = recordedProvider(history?.provider);
   const historyIssuer = historyProvider === undefined ? undefined : issuerOf(historyProvider, names);
+  const itemsForm = isItemsForm(history);
+  // P4: the issuer is that of the provider recorded with the message, else of the history's
+  // provider, else (unknown) the target's; issuers are compared exactly.
+  const issuerOfMessage = (msg) => {
+    const recorded = recordedProvider(msg.provider);
+    return recorded !== undefined ? issuerOf(recorded, names) : historyIssuer ?? targetIssuer;
+  };
   const segments = messages.map((msg, mi) => {
     const replay = [];
     const own = [];
     if (!isJsonObject(msg)) return { replay, own }; // totality: a junk entry contributes nothing
+    if (itemsForm) {
+      // CL3: reasoning items are already read and sit among the message's items, in output
+      // order; each is sent where it stands, after the issuer check (P4) and dedupe (§6), and a
+      // diagnostic names its index among the items.
+      const issuer = issuerOfMessage(msg);
+      const items = Array.isArray(msg.items) ? msg.items : [];
+      items.forEach((item, ii) => {
+        if (!isJsonObject(item) || item.type !== 'reasoning') {
+          own.push(xai ? withoutAssistantMessageId(item) : item);
+          return;
+        }
+        if (msg.role !== 'assistant') throw new TypeError(`message ${mi}: only assistant messages hold reasoning items`);
+        const code = itemCode(item);
+        if (code !== null) {
+          report(code, mi, ii); // not a replay item (P1): not sent
+          return;
+        }
+        if (issuer !== targetIssuer) {
+          report('replay_provider_mismatch', mi, ii);
+          return;
+        }
+        const decision = dedupe.decide(issuer, item);
+        if (decision === DROP_DUPLICATE) {
+          report('dedupe_exact_duplicate', mi, ii);
+          return;
+        }
+        if (decision === KEEP_CONFLICT) report('dedupe_id_ciphertext_conflict', mi, ii);
+        own.push(item);
+      });
+      return { replay, own };
+    }
     const channels = isJsonObject(msg.channels) ? msg.channels : null;
     const blocks = channels && Array.isArray(channels[REPLAY_CHANNEL]) ? channels[REPLAY_CHANNEL] : [];
 
@@ -58,10 +104,7 @@ export function buildSegments(history, target, options) {
       // P2: not read at all; every block is reported where it sits.
       blocks.forEach((_, bi) => report('replay_channel_misplaced', mi, bi));
     } else {
-      // P4: the issuer is that of the provider recorded with the message, else of the history's
-      // provider, else (unknown) the target's; issuers are compared exactly.
-      const recorded = recordedProvider(msg.provider);
-      const issuer = recorded !== undefined ? issuerOf(recorded, names) : historyIssuer ?? targetIssuer;
+      const issuer = issuerOfMessage(msg);
       blocks.forEach((block, bi) => {
         if (!isJsonObject(block) || block.type !== 'text' || typeof block.text !== 'string') {
           report('block_not_text', mi, bi);

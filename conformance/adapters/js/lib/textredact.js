@@ -5,7 +5,11 @@
 // is kept. A result that a second pass would change again becomes the whole-text marker.
 import { quoteString, stringify } from './jsontext.js';
 import { utf8Length, sha256Hex } from './bytes.js';
-import { compareCodePoints, isSensitiveName, normalName, isSha256Hex, VIEW_MEMBERS } from './redact.js';
+import { compareCodePoints, isSensitiveName, normalName, isSha256Hex, PAIR_NAME_MEMBERS, VIEW_MEMBERS } from './redact.js';
+import {
+  MAX_DECODINGS, REDACTED_VALUE, assignments, base64Decoded, base64Runs, ciphertextToken, gaps,
+  isCiphertextShaped, percentDecoded, referencesDecoded,
+} from './textforms.js';
 
 const SPACE = /[ \t\n\r]*/y;
 const STRING = /"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"/y;
@@ -162,14 +166,14 @@ function* embeddedParts(text) {
         position = start + 1;
         continue;
       }
-      yield { kind: 'value', node: parsed[0] };
+      yield { kind: 'value', start, end: parsed[1], node: parsed[0] };
       position = parsed[1];
       continue;
     }
     const backslashes = m[1].length;
     const valueStart = start + m[0].length;
     const fragment = readFragment(text, valueStart, backslashes);
-    yield { kind: 'fragment', opening: valueStart - backslashes - 1, backslashes, fragment };
+    yield { kind: 'fragment', start, opening: valueStart - backslashes - 1, backslashes, fragment };
     position = fragment.end;
   }
 }
@@ -193,22 +197,45 @@ export function textMarker(text) {
 
 /** H6: the redaction of a text; the text itself when nothing in it is redacted. */
 export function redactText(text) {
-  const once = redactOnce(text);
-  if (once === text || redactOnce(once) === once) return once;
+  return redactTextAt(text, 0);
+}
+
+function redactTextAt(text, decodings) {
+  const once = redactOnce(text, decodings);
+  if (once === text || redactOnce(once, decodings) === once) return once;
   return textMarker(text);
 }
 
-function redactOnce(text) {
-  if (!text.includes('"')) return text;
+const changes = (text, decodings) => redactTextAt(text, decodings) !== text;
+
+function redactOnce(text, decodings) {
   const edits = [];
-  const whole = parseWhole(text);
-  if (whole !== null) valueEdits(whole, edits);
+  const whole = /["[{]/.test(text) ? parseWhole(text) : null;
+  if (whole !== null) valueEdits(whole, edits, decodings);
   else {
+    const spans = [];
     for (const part of embeddedParts(text)) {
-      if (part.kind === 'value') valueEdits(part.node, edits);
-      else edits.push([part.opening, part.fragment.end, fragmentReplacement(part)]);
+      if (part.kind === 'value') {
+        valueEdits(part.node, edits, decodings);
+        spans.push([part.start, part.end]);
+      } else {
+        edits.push([part.opening, part.fragment.end, fragmentReplacement(part)]);
+        spans.push([part.start, part.fragment.end]);
+      }
+    }
+    for (const [start, gap] of gaps(text, spans)) gapEdits(gap, start, edits, decodings);
+  }
+  const redacted = apply(text, edits);
+  if (decodings < MAX_DECODINGS) {
+    for (const decode of [percentDecoded, referencesDecoded]) {
+      const decoded = decode(redacted);
+      if (decoded !== null && changes(decoded, decodings + 1)) return textMarker(text);
     }
   }
+  return redacted;
+}
+
+function apply(text, edits) {
   if (!edits.length) return text;
   edits.sort((a, b) => a[0] - b[0]);
   let out = '';
@@ -220,17 +247,49 @@ function redactOnce(text) {
   return out + text.slice(copied);
 }
 
+function gapEdits(gap, offset, edits, decodings) {
+  const values = [];
+  for (const found of assignments(gap)) {
+    if (gap.slice(found.valueStart, found.valueEnd) !== REDACTED_VALUE) {
+      edits.push([offset + found.valueStart, offset + found.valueEnd, REDACTED_VALUE]);
+    }
+    values.push([found.valueStart, found.valueEnd]);
+  }
+  for (const [start, part] of gaps(gap, values)) {
+    for (const [index, run] of base64Runs(part)) {
+      const at = offset + start + index;
+      const decoded = base64Decoded(run);
+      if (decoded !== null) {
+        if (decodings < MAX_DECODINGS && changes(decoded, decodings + 1)) edits.push([at, at + run.length, REDACTED_VALUE]);
+      } else if (isCiphertextShaped(run)) {
+        edits.push([at, at + run.length, ciphertextToken(utf8Length(run), sha256Hex(run))]);
+      }
+    }
+  }
+}
+
 function last(node, name) {
   for (let i = node.members.length - 1; i >= 0; i--) if (node.members[i].name.value === name) return node.members[i].value;
   return null;
 }
 
-function valueEdits(node, edits) {
+function pairNameNode(node) {
+  let named = null;
+  for (const m of node.members) {
+    if (PAIR_NAME_MEMBERS.includes(normalName(redactText(m.name.value))) && m.value.kind === 'string') {
+      const written = redactText(m.value.value);
+      if (isSensitiveName(written)) named = written;
+    }
+  }
+  return named;
+}
+
+function valueEdits(node, edits, decodings = 0) {
   const stack = [node];
   while (stack.length) {
     const cur = stack.pop();
     if (cur.kind === 'string') {
-      const r = redactText(cur.value);
+      const r = redactTextAt(cur.value, decodings);
       if (r !== cur.value) edits.push([cur.start, cur.end, quoteString(r)]);
     } else if (cur.kind === 'array') for (const e of cur.elements) stack.push(e);
     else if (cur.kind === 'object') {
@@ -241,11 +300,17 @@ function valueEdits(node, edits) {
         } else edits.push([cur.start, cur.end, viewText(cur)]);
         continue;
       }
+      const paired = pairNameNode(cur);
       for (const m of cur.members) {
         stack.push(m.name);
-        const name = redactText(m.name.value); // the name as written out decides (H6)
+        let name = redactText(m.name.value); // the name as written out decides (H6)
         const v = m.value;
-        if (!isSensitiveName(name) || isReplacementNode(v, name)) stack.push(v);
+        if (!isSensitiveName(name) && paired !== null && normalName(name) === 'value') name = paired; // R2 pairs
+        else if (!isSensitiveName(name)) {
+          stack.push(v);
+          continue;
+        }
+        if (isReplacementNode(v, name)) stack.push(v);
         else if (normalName(name) === 'encryptedcontent' && v.kind === 'string') edits.push([v.start, v.end, ciphertextReplacement(v.value)]);
         else edits.push([v.start, v.end, stringify({ redacted: name })]);
       }

@@ -130,3 +130,21 @@ test('byte members: strict base64, never both X and X_base64', () => {
   assert.ok(runCase('read', { text_base64: 5 }).error);
   assert.deepEqual(runCase('read', { text_base64: '' }), { reject: { code: 'json_malformed' } });
 });
+
+test('the handshake announces both history forms and provenance per message (SPEC CL3, CL4)', () => {
+  const { implementation } = JSON.parse(handleLine('{"cmd":"start","protocol":1}'));
+  assert.deepEqual(implementation.history_formats, ['channels', 'items']);
+  assert.equal(implementation.provenance, 'message');
+  assert.ok(implementation.operations.includes('defaults'));
+});
+
+test('defaults: store false, the P5 include and a fresh 32-hex key, no reasoning', () => {
+  const first = runCase('defaults', { model: 'gpt-6-astra', target_provider: 'openai' }).output.request;
+  const second = runCase('defaults', { model: 'gpt-6-astra', target_provider: 'openai' }).output.request;
+  assert.equal(first.store, false);
+  assert.deepEqual(first.include, ['reasoning.encrypted_content']);
+  assert.match(first.prompt_cache_key, /^[0-9a-f]{32}$/);
+  assert.notEqual(first.prompt_cache_key, second.prompt_cache_key); // K1: drawn at random
+  assert.equal(Object.hasOwn(first, 'reasoning'), false);
+  assert.ok(runCase('defaults', { target_provider: 'openai' }).error);
+});

@@ -51,3 +51,43 @@ test('checkCase names the case and rule of a wrong output, a wrong code and a mi
   assert.throws(() => checkCase(rejects, { output: { item: {} } }), /got an output/);
   assert.doesNotThrow(() => checkCase(rejects, { reject: rejects.expect.reject }));
 });
+
+test('every case that applies to an items-only implementation passes in the items form', async (t) => {
+  for (const c of casesFor({ operation: IMPLEMENTATION.operations, historyFormats: ['items'] })) {
+    await t.test(c.id, () => checkCase(c, runCase(c.operation, c.input)));
+  }
+});
+
+test('an items-only selection leaves storage cases out and converts every neutral history', () => {
+  const items = casesFor({ operation: ['replay', 'plan'], historyFormats: ['items'] });
+  const all = loadBundle().cases.filter((c) => ['replay', 'plan'].includes(c.operation));
+  const storage = all.filter((c) => c.tags.includes('form:storage'));
+  assert.equal(items.length, all.length - storage.length);
+  assert.ok(items.every((c) => c.input.history.form === 'items'));
+  assert.ok(items.filter((c) => c.operation === 'plan').every((c) => !Object.hasOwn(c.expect.output ?? {}, 'record')));
+});
+
+test('a channels-only selection leaves items cases out and sends every other case as written', () => {
+  const channels = casesFor({ operation: ['replay', 'plan'] });
+  assert.ok(channels.every((c) => !c.tags.includes('form:items')));
+  assert.ok(channels.every((c) => c.input.history?.form === undefined));
+});
+
+test('forms select by tag, and telemetry: false leaves replay counters unjudged', () => {
+  const neutral = casesFor({ operation: 'replay', forms: ['neutral'], telemetry: false });
+  assert.ok(neutral.length > 0 && neutral.every((c) => c.tags.includes('form:neutral')));
+  const accepted = neutral.find((c) => c.expect.output !== undefined);
+  const result = runCase(accepted.operation, accepted.input);
+  assert.doesNotThrow(() => checkCase(accepted, { output: { ...result.output, counters: { bogus: 1 } } }));
+  assert.throws(() => casesFor({ forms: ['neutrall'] }), /not in the suite: form neutrall/);
+  assert.throws(() => casesFor({ historyFormats: ['item'] }), /not in the suite: history format item/);
+});
+
+test('a defaults case is judged on store and include only', () => {
+  const c = casesFor({ operation: 'defaults' })[0];
+  const request = { model: 'm', store: false, include: ['reasoning.encrypted_content', 'other'], prompt_cache_key: 'k' };
+  assert.doesNotThrow(() => checkCase(c, { output: { request } }));
+  assert.throws(() => checkCase(c, { output: { request: { ...request, store: true } } }), /output differs/);
+  const { store: _omitted, ...noStore } = request;
+  assert.throws(() => checkCase(c, { output: { request: noStore } }), /output differs/);
+});

@@ -430,3 +430,38 @@ test('adapter: plan is in the handshake; output and reject shapes', () => {
   assert.ok(runCase('plan', { ...input, transport: 'carrier-pigeon' }).error);
   assert.ok(runCase('plan', { model: ASTRA }).error);
 });
+
+// --- the items form (SPEC CL3) ------------------------------------------------------------------
+const itemsAssistant = (effort, items, extra = {}) => ({ role: 'assistant', model: ASTRA, effort, prompt_cache_key: KEY, items, ...extra });
+
+test('CL3: an items-form history plans from the record members of its assistant messages', () => {
+  const history = { form: 'items', messages: [
+    u('u1'), itemsAssistant('low', [{ type: 'message', role: 'assistant', content: 'a1' }]),
+    u('u2'), itemsAssistant('high', [{ type: 'message', role: 'assistant', content: 'a2' }]),
+    u('u3'),
+  ] };
+  const out = plan({ history, model: ASTRA, desired_effort: 'low', instance_key: KEY2 });
+  assert.deepEqual(out.request.reasoning, { effort: 'low' });
+  assert.equal(out.request.prompt_cache_key, KEY);
+  const updates = out.request.input.filter((it) => it.type === 'configuration_update').map((it) => it.reasoning.effort);
+  assert.deepEqual(updates, ['high', 'low']);
+  assert.deepEqual(out.record, { model: ASTRA, key: KEY, effort: 'low' });
+});
+
+test('CL3: record members of a user message are no record', () => {
+  const history = { form: 'items', messages: [{ ...u('u1'), model: ASTRA, effort: 'high', prompt_cache_key: KEY2 }] };
+  const out = plan({ history, model: ASTRA, desired_effort: 'low', instance_key: KEY });
+  assert.deepEqual(out.request.reasoning, { effort: 'low' });
+  assert.equal(out.request.prompt_cache_key, KEY);
+});
+
+test('CL3: an effort the model does not allow makes the record malformed, as stored', () => {
+  const history = { form: 'items', messages: [u('u1'), itemsAssistant('none', []), u('u2')] };
+  const out = plan({ history, model: ASTRA, desired_effort: 'low', instance_key: KEY });
+  assert.deepEqual(out.diagnostics, [{ code: 'cache_state_invalid', message_index: 1, block_index: 0 }]);
+});
+
+test('CL3: model, effort and prompt_cache_key go together', () => {
+  const history = { form: 'items', messages: [{ role: 'assistant', model: ASTRA, items: [] }] };
+  assert.throws(() => plan({ history, model: ASTRA, desired_effort: 'low', instance_key: KEY }), /go together/);
+});

@@ -33,7 +33,7 @@ test('fields sort by code point, not UTF-16 unit', () => {
   assert.equal(compareCodePoints('x', 'x'), 0);
 });
 
-test('R2 sensitive names by normal form (fragments, suffixes token/auth); encrypted_content strings get size+digest', () => {
+test('R2 sensitive names contain a fragment of their normal form; encrypted_content strings get size+digest', () => {
   const out = redact({
     api_key: 'k', Authorization: 'Bearer x', PASSWORD: { nested: 1 }, secret: null, client_secret: 1,
     access_token: 't', refresh_token: 't', id_token: 't', private_key: 't',
@@ -45,15 +45,24 @@ test('R2 sensitive names by normal form (fragments, suffixes token/auth); encryp
     refresh_token: { redacted: 'refresh_token' }, id_token: { redacted: 'id_token' }, private_key: { redacted: 'private_key' },
     encrypted_content: { redacted: 'encrypted_content', bytes: 2, sha256: sha('é') },
     Encrypted_Content: { redacted: 'encrypted_content', bytes: 3, sha256: sha('abc') },
-    author: 'me', max_output_tokens: 5, secrets: { redacted: 'secrets' }, apikey: { redacted: 'apikey' },
+    author: { redacted: 'author' }, max_output_tokens: { redacted: 'max_output_tokens' }, secrets: { redacted: 'secrets' },
+    apikey: { redacted: 'apikey' },
   });
   assert.deepEqual(redact({ encrypted_content: null }), { encrypted_content: { redacted: 'encrypted_content' } });
   assert.deepEqual(redact({ encrypted_content: ['a'] }), { encrypted_content: { redacted: 'encrypted_content' } });
 });
 
-test('ASCII-only lowercasing: Unicode look-alikes are not sensitive', () => {
+test('ASCII-only lowercasing: a non-ASCII letter is removed from the normal form, never folded', () => {
   assert.equal(asciiLower('API_KEY'), 'api_key');
-  assert.deepEqual(redact({ '\u212Aey': 1, 'PR\u0130VATE_KEY': 2, 'SECR\u212AET': 3 }), { '\u212Aey': 1, 'PR\u0130VATE_KEY': 2, 'SECR\u212AET': 3 });
+  assert.deepEqual(redact({ '\u212Aey': 1, 'PR\u0130VATE_KEY': 2, 'api.key': 3, api1key: 4 }),
+    { '\u212Aey': 1, 'PR\u0130VATE_KEY': 2, 'api.key': { redacted: 'api.key' }, api1key: 4 });
+  // KELVIN SIGN removed, not folded to k: what is left spells secret.
+  assert.deepEqual(redact({ 'SECR\u212AET': 3 }), { 'SECR\u212AET': { redacted: 'SECR\u212AET' } });
+});
+
+test('R2 name/value pairs: the value of a pair naming a sensitive name is replaced', () => {
+  assert.deepEqual(redact([{ name: 'Authorization', value: 'Bearer x' }, { name: 'model', value: 'm' }]),
+    [{ name: 'Authorization', value: { redacted: 'Authorization' } }, { name: 'model', value: 'm' }]);
 });
 
 test('R2 recursion: arrays, nesting, reasoning objects anywhere, order kept, scalars unchanged', () => {

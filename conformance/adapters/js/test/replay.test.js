@@ -140,3 +140,48 @@ test('totality: junk histories never throw', () => {
     assert.doesNotThrow(() => buildInput(h, OPENAI));
   }
 });
+
+// --- the items form (SPEC CL3) ------------------------------------------------------------------
+const call = (id) => ({ type: 'function_call', call_id: id, name: 'f', arguments: '{}' });
+const output = (id) => ({ type: 'function_call_output', call_id: id, output: 'ok' });
+
+test('CL3: in the items form each reasoning item is sent where it stands among the calls', () => {
+  const r1 = item({ id: 'r1' });
+  const r2 = item({ id: 'r2', encrypted_content: 'd' });
+  const history = { form: 'items', messages: [
+    { role: 'user', items: [{ type: 'message', role: 'user', content: 'go' }] },
+    { role: 'assistant', items: [r1, call('c1'), r2, call('c2')] },
+    { role: 'user', items: [output('c1'), output('c2')] },
+  ] };
+  const out = buildInput(history, OPENAI);
+  assert.deepEqual(out.input, [history.messages[0].items[0], r1, call('c1'), r2, call('c2'), output('c1'), output('c2')]);
+  assert.deepEqual(out.diagnostics, []);
+  assert.equal(out.counters.reasoning_replay_item_count, 2);
+});
+
+test('CL3: a dropped or foreign reasoning item is reported at its index among the items', () => {
+  const r1 = item({ id: 'r1' });
+  const history = { form: 'items', provider: 'openai', messages: [
+    { role: 'assistant', items: [r1, amsg('m1', 'one')] },
+    { role: 'assistant', items: [amsg('m2', 'two'), call('c1'), r1] },
+    { role: 'assistant', provider: 'xai', items: [call('c2'), item({ id: 'rx' })] },
+  ] };
+  const out = buildInput(history, OPENAI);
+  assert.deepEqual(out.input, [r1, amsg('m1', 'one'), amsg('m2', 'two'), call('c1'), call('c2')]);
+  assert.deepEqual(out.diagnostics, [
+    { code: 'dedupe_exact_duplicate', message_index: 1, block_index: 2 },
+    { code: 'replay_provider_mismatch', message_index: 2, block_index: 1 },
+  ]);
+});
+
+test('CL3: a reasoning item that is not a replay item is reported with its code, not sent', () => {
+  const history = { form: 'items', messages: [{ role: 'assistant', items: [amsg('m1', 'x'), { type: 'reasoning', id: 'r', summary: [] }] }] };
+  const out = buildInput(history, OPENAI);
+  assert.deepEqual(out.input, [amsg('m1', 'x')]);
+  assert.deepEqual(out.diagnostics, [{ code: 'item_ciphertext_invalid', message_index: 0, block_index: 1 }]);
+});
+
+test('CL3: only assistant messages hold reasoning items in the items form', () => {
+  const history = { form: 'items', messages: [{ role: 'user', items: [item({ id: 'r1' })] }] };
+  assert.throws(() => buildInput(history, OPENAI), /only assistant messages hold reasoning items/);
+});

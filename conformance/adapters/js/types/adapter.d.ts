@@ -8,6 +8,8 @@ export declare const IMPLEMENTATION: Readonly<{
   language: string;
   homepage: string;
   operations: readonly string[];
+  history_formats: readonly ('channels' | 'items')[];
+  provenance: 'message' | 'item' | 'none';
 }>;
 
 /** One case's result, exactly one member, as a protocol reply carries it. */

@@ -49,7 +49,13 @@ export interface HistoryMessage {
   [member: string]: unknown;
 }
 
+/**
+ * A history in the channels form, or with `form: 'items'` in the items form (SPEC CL3: each
+ * message's items in output order, its reasoning items among them, its record as the members
+ * model, effort and prompt_cache_key).
+ */
 export interface History {
+  form?: 'items';
   messages: HistoryMessage[];
   [member: string]: unknown;
 }
@@ -117,6 +123,10 @@ export declare function canonicalEnvelopeText(item: ReasoningItem): string;
 
 // replay.js (SPEC P1–P3, D7)
 export declare const REPLAY_CHANNEL: 'openai-reasoning-encrypted';
+/** SPEC CL3: the `form` member of a history in the items form. */
+export declare const ITEMS_FORM: 'items';
+/** SPEC CL3: whether a history is in the items form. */
+export declare function isItemsForm(history: unknown): boolean;
 export interface ReplayTarget {
   provider: string;
   transport?: 'sse' | 'websocket';
@@ -220,6 +230,12 @@ export declare const CACHE_STATE_CHANNEL: 'fast-agent-responses-cache-state';
 export declare const ALLOWED_EFFORTS: readonly string[];
 export declare const DEFAULT_UPDATE_CAPABLE_MODELS: readonly string[];
 export declare function readCacheState(
+  message: unknown,
+  model: string,
+  updateCapable: boolean,
+): { verdict: 'absent' | 'malformed' | 'other_model' | 'valid'; key?: string; effort?: string | null };
+/** SPEC CL3: the record of an items-form message (its members model, effort, prompt_cache_key). */
+export declare function readRecordMembers(
   message: unknown,
   model: string,
   updateCapable: boolean,
