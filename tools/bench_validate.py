@@ -329,12 +329,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def report(
     args: argparse.Namespace,
     argv: Sequence[str],
-    corpus_size: tuple[int, int],
+    corpus_size: tuple[int, int, int],
     methods: Sequence[tuple[str, int]],
     measured: tuple[dict[str, list[dict[str, float]]], Rounds],
 ) -> None:
     """Print the figures of every method, and the ratios in wall and CPU time; ``--json`` too."""
-    files, size = corpus_size
+    files, size, largest = corpus_size
     runs, rounds = measured
     statuses = {int(r["exit_status"]) for n, rs in runs.items() if n != "json_loads" for r in rs}
     rows = [summarize(name, runs[name], files, size) for name, _ in methods]
@@ -376,7 +376,12 @@ def report(
     if args.json is not None:
         load_before, load_after = rounds.machine.load_start, rounds.machine.load_end
         document = {
-            "corpus": {"files": files, "bytes": size, "seed": args.seed},
+            "corpus": {
+                "files": files,
+                "bytes": size,
+                "largest_file_bytes": largest,
+                "seed": args.seed,
+            },
             "machine": {
                 "python": platform.python_version(),
                 "platform": platform.platform(),
@@ -427,7 +432,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         methods = [("json_loads", 1)] + [(f"validate_jobs{j}", j) for j in args.jobs]
         measured = measure_methods(root, methods, args.passes)
         shown_argv = list(argv) if argv is not None else sys.argv[1:]
-        report(args, shown_argv, (len(paths), size), methods, measured)
+        largest = max((p.stat().st_size for p in paths), default=0)
+        report(args, shown_argv, (len(paths), size, largest), methods, measured)
     finally:
         if temporary and not args.keep:
             shutil.rmtree(root, ignore_errors=True)
