@@ -1,10 +1,12 @@
-"""Hatch build hook: compile the reader's optional C accelerators.
+"""Hatch build hook: compile the optional C accelerators of the reader and of history files.
 
-``reasoning_replay._canonical`` (``_canonical.c``) reads a canonically written envelope and
-``reasoning_replay._strict`` (``_strict.c``) parses any JSON text by SPEC E4, both in
-``reference_impl/reasoning_replay/`` and sharing ``_json_strings.h``. They only make the strict
-reader faster; they change no verdict, and the package falls back to the same reading in Python
-when they are missing. So a build that cannot compile them (no C compiler, no Python headers, no
+``reasoning_replay._canonical`` (``_canonical.c``) reads a canonically written envelope,
+``reasoning_replay._strict`` (``_strict.c``) parses any JSON text by SPEC E4 and reads an envelope
+in any layout, and ``reasoning_replay._history`` (``_history.c``) reads a history file's messages
+(SPEC H1), all in ``reference_impl/reasoning_replay/`` and sharing its headers (``_json_strings.h``,
+``_json_values.h``, ``_envelope_literals.h``). They only make the reader and the history tools
+faster; they change no verdict, and the package falls back to the same reading in Python when
+they are missing. So a build that cannot compile them (no C compiler, no Python headers, no
 setuptools) warns and goes on with a pure-Python wheel instead of failing.
 
 - A regular wheel gets the compiled modules and is tagged for this interpreter and platform.
