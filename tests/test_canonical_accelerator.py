@@ -209,7 +209,7 @@ def mutated_texts(draw: st.DrawFn) -> str:
 # --- the accelerator agrees with the Python path -------------------------------------------------
 
 
-@pytest.mark.parametrize("module", ["_canonical", "_strict"])
+@pytest.mark.parametrize("module", ["_canonical", "_strict", "_history"])
 def test_accelerators_are_built_in_the_standard_install(module: str) -> None:
     """``pip install .`` and ``pip install -e .`` compile them (hatch_build.py) where there is a
     C compiler; a pure-Python install is only expected with REASONING_REPLAY_ALLOW_PURE_PYTHON=1."""
@@ -231,7 +231,9 @@ def test_accelerators_are_built_in_the_standard_install(module: str) -> None:
 def test_the_environment_variable_turns_both_accelerators_off() -> None:
     check = (
         "from reasoning_replay.record import reader; "
-        "print(reader.ACCELERATED, reader.parse_strict_is_accelerated())"
+        "from reasoning_replay.history import history_files; "
+        "print(reader.ACCELERATED, reader.parse_strict_is_accelerated(), "
+        "history_files._accelerator is not None)"
     )
 
     def accelerated_with(value: str | None) -> str:
@@ -243,9 +245,9 @@ def test_the_environment_variable_turns_both_accelerators_off() -> None:
         )
         return completed.stdout.strip()
 
-    assert accelerated_with(None) == "True True"
-    assert accelerated_with("0") == "True True"
-    assert accelerated_with("1") == "False False"
+    assert accelerated_with(None) == "True True True"
+    assert accelerated_with("0") == "True True True"
+    assert accelerated_with("1") == "False False False"
 
 
 @needs_accelerator
