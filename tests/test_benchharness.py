@@ -154,3 +154,13 @@ def test_a_stale_suite_count_is_named() -> None:
     [problem] = perf_table.stale_counts([figures], 1_249)
     assert "1,249 cases" in problem and "measured on 3" in problem
     assert perf_table.suite_cases_now() > 1_000
+
+
+def test_a_rerun_median_outside_the_stated_range_is_listed() -> None:
+    perf_table = _import_tool("perf_table")
+    stated = {"harness": {"ratios": {"a": {"min": 1.0, "median": 1.2, "max": 1.5}}}}
+    holds = {"harness": {"ratios": {"a": {"min": 0.2, "median": 1.4, "max": 9.0}}}}
+    moved = {"harness": {"ratios": {"a": {"min": 1.6, "median": 1.7, "max": 1.8}}}}
+    assert perf_table.outside_ranges(stated, holds) == []
+    [line] = perf_table.outside_ranges(stated, moved)
+    assert line.startswith("/harness/ratios/a: median 1.7 outside 1–1.5")

@@ -20,7 +20,10 @@ figures were measured on another number of cases than the suite has now, instead
 
 ``--run`` is the one command that regenerates the table: it runs each bench of :data:`BENCHES`
 (or those named) with the arguments listed there, one after the other, replaces
-``docs/perf/<NAME>.json`` with its figures, and writes README.md.
+``docs/perf/<NAME>.json`` with its figures, and writes README.md. ``--recheck`` runs them the same
+way into a scratch directory instead and lists every figure (a median with its range, in the
+bench's figures) whose new median falls outside the range README states: a figure that does not
+hold on a re-run is to be restated (``--run``); exit 1 if there is one.
 """
 
 from __future__ import annotations
@@ -255,16 +258,66 @@ def stale_counts(documents: Sequence[Figures], cases_now: int) -> list[str]:
     return stale
 
 
+def measure(name: str) -> bytes:
+    """The figures of one run of the bench :data:`BENCHES` names ``name``."""
+    tool, *arguments = BENCHES[name]
+    with tempfile.TemporaryDirectory(prefix="perf-table-") as scratch:
+        out = Path(scratch) / f"{name}.json"
+        command = [sys.executable, str(REPO / tool), *arguments, "--json", str(out)]
+        print(f"perf_table: {shlex.join(['python', tool, *arguments])}", file=sys.stderr)
+        subprocess.run(command, cwd=REPO / "tools", check=True)
+        return out.read_bytes()
+
+
 def run_benches(names: Sequence[str]) -> None:
     """Run each named bench of :data:`BENCHES` and put its figures in ``docs/perf``."""
     for name in names:
-        tool, *arguments = BENCHES[name]
-        with tempfile.TemporaryDirectory(prefix="perf-table-") as scratch:
-            out = Path(scratch) / f"{name}.json"
-            command = [sys.executable, str(REPO / tool), *arguments, "--json", str(out)]
-            print(f"perf_table: {shlex.join(['python', tool, *arguments])}", file=sys.stderr)
-            subprocess.run(command, cwd=REPO / "tools", check=True)
-            replace_file(FIGURES_DIR / f"{name}.json", out.read_bytes())
+        replace_file(FIGURES_DIR / f"{name}.json", measure(name))
+
+
+def _spreads(value: Any, where: str = "") -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """Every median with its range in a figures document, by where it is."""
+    if isinstance(value, Mapping):
+        if {"min", "median", "max"} <= value.keys():
+            yield where, value
+        for key, member in value.items():
+            yield from _spreads(member, f"{where}/{key}")
+    elif isinstance(value, list):
+        for index, element in enumerate(value):
+            yield from _spreads(element, f"{where}/{index}")
+
+
+def outside_ranges(stated: Figures, rerun: Figures) -> list[str]:
+    """Each figure of ``rerun`` whose median is outside the range ``stated`` gives for it."""
+    ranges = dict(_spreads(stated))
+    outside = []
+    for where, spread_now in _spreads(rerun):
+        then = ranges.get(where)
+        if then is None or not all(
+            isinstance(then[k], int | float) for k in ("min", "median", "max")
+        ):
+            continue
+        if not then["min"] <= spread_now["median"] <= then["max"]:
+            outside.append(
+                f"{where}: median {spread_now['median']:.4g} outside"
+                f" {then['min']:.4g}–{then['max']:.4g} (stated median {then['median']:.4g})"
+            )
+    return outside
+
+
+def recheck(names: Sequence[str]) -> int:
+    """Run the benches again and list the figures that do not hold; 1 if one does not."""
+    status = 0
+    for name in names:
+        stated = json.loads((FIGURES_DIR / f"{name}.json").read_text(encoding="utf-8"))
+        rerun = json.loads(measure(name))
+        outside = outside_ranges(stated, rerun)
+        load = _load(rerun)
+        print(f"{name}: {len(outside)} figures outside the stated range on a re-run ({load})")
+        for line in outside:
+            print(f"  {line}")
+        status |= bool(outside)
+    return status
 
 
 def splice(readme: str, table: Sequence[str]) -> str:
@@ -286,11 +339,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--run", action="store_true", help="run the benches named (default: all), then write"
     )
+    parser.add_argument(
+        "--recheck", action="store_true", help="run them again; list figures that do not hold"
+    )
     args = parser.parse_args(argv)
-    if args.run:
+    if args.run or args.recheck:
         unknown = sorted(set(args.figures) - set(BENCHES))
         if unknown:
-            parser.error(f"--run: no bench {', '.join(unknown)}; one of {', '.join(BENCHES)}")
+            parser.error(f"no bench {', '.join(unknown)}; one of {', '.join(BENCHES)}")
+        if args.recheck:
+            return recheck(args.figures or list(BENCHES))
         run_benches(args.figures or list(BENCHES))
         args.figures, args.readme = [], args.readme or REPO / "README.md"
     if args.check and args.readme is None:
