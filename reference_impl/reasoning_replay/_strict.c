@@ -1,11 +1,11 @@
 /*
- * _strict: parse a JSON text by the rules of SPEC §3 E4, in one pass: record.jsontext.parse_strict_statement's
- * accelerator.
+ * _strict: a JSON text read by the rules of SPEC §3 E4, in one pass. Two functions:
  *
- * record.jsontext.parse_strict_statement stays the statement of what this does and its fallback. This parses the
- * text by the RFC 8259 grammar into the value Python's json makes of it (dict, list, str, int,
- * float, bool, None; an integer literal of over 640 characters as the float it denotes, as
- * record.jsontext.parse_json_int does), and decides SPEC §3 E6 steps 1 to 5 on the way:
+ * read_envelope, the reader's path for an envelope in any layout, is described below, where it
+ * is. parse is record.jsontext.parse_strict_statement's accelerator; that function stays the
+ * statement of what it does and its fallback. parse reads the text by the RFC 8259 grammar into
+ * the value Python's json makes of it (_json_values.h's parse_value), and decides SPEC §3 E6
+ * steps 1 to 5 on the way:
  *
  * - an array or object opened at depth 33 (SPEC §3 E4.1) ends the parse with limit_exceeded:
  *   every text that begins as this one does up to there has that code, whatever follows, since
@@ -36,7 +36,7 @@
  * string valid (SPEC §3 E4, E6 steps 1-5), whose members and values are an envelope's (steps
  * 6-13). Within SPEC §3 E4.1's length limit (the caller's to check), it returns fields exactly
  * for the texts record.read.read_block finds resumable, and the same item (tests/
- * test_strict_accelerator.py and tools/fuzz.py compare them); None for every other text. It
+ * test_envelope_accelerator.py and tools/fuzz.py compare them); None for every other text. It
  * follows the common spelling straight (names and constants compared as written, the version
  * written `1`) and any other through the values it stands for.
  */
@@ -355,8 +355,8 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
     .m_name = "reasoning_replay._strict",
-    .m_doc = "A JSON text parsed by the rules of SPEC E4 in C: record.jsontext.parse_strict_statement's "
-             "accelerator.",
+    .m_doc = "A JSON text read by the rules of SPEC E4 in C: record.jsontext."
+             "parse_strict_statement's accelerator, and an envelope in any layout.",
     .m_size = 0,
     .m_methods = methods,
     .m_slots = accelerator_slots,

@@ -98,12 +98,13 @@ _accelerator = cast("_StrictParse | None", load_accelerator("_strict", "parse"))
 
 # _strict.c's read_envelope: the fields of a resumable envelope in any layout, or None for any
 # other text. Within the length limit it accepts exactly what record.read.read_block finds
-# resumable, with the same item (tests/test_strict_accelerator.py); looked up at every call.
+# resumable, with the same item (tests/test_envelope_accelerator.py); looked up at every call.
 _Fields = tuple[str, tuple[str, ...], str, tuple[str, ...] | None]
 _envelope_accelerator = cast(
     "Callable[[str | bytes], _Fields | None] | None",
     load_accelerator("_strict", "read_envelope"),
 )
+
 _DECIDED_REFUSALS: Final = {
     Code.LIMIT_EXCEEDED.value: TextRefused(Code.LIMIT_EXCEEDED),
     Code.JSON_DUPLICATE_MEMBER.value: TextRefused(Code.JSON_DUPLICATE_MEMBER),
