@@ -11,6 +11,10 @@ was.
 CPUs or batches of files (:func:`reasoning_replay.history.validate_run.worker_count`), so a
 huge N costs nothing, and N below 1 is a usage error.
 
+A PATH may be an fsspec URL (:mod:`reasoning_replay.history.store_urls`); ``--scheduler ADDRESS``
+or ``--workers N`` validate the files on a Dask cluster
+(:mod:`reasoning_replay.history.distributed`), both with the ``distributed`` extra.
+
 Exit status (SPEC H3): 0 no ``error`` finding (fixed permissions do not count), 1 an ``error``
 finding, 2 a usage error, a path that does not exist, or nothing to validate (no history in the
 paths given, or every one excluded).
@@ -23,16 +27,32 @@ import contextlib
 import io
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final, TextIO
 
 from reasoning_replay.atomic_files import Replacement
-from reasoning_replay.history.path_patterns import InvalidPattern, exclude_patterns
+from reasoning_replay.history.distributed import EngineError, dask_engine
+from reasoning_replay.history.path_patterns import (
+    ExcludePatterns,
+    InvalidPattern,
+    exclude_patterns,
+)
 from reasoning_replay.history.report_formats import VALIDATE_FORMATS, make_writer
 from reasoning_replay.history.safe_files import display_path, output_problem
-from reasoning_replay.history.validate_run import PERMISSION_POLICIES, run_validate
-from reasoning_replay.record.providers import ProviderNamesError, provider_names_from_pairs
+from reasoning_replay.history.store_urls import (
+    MissingExtraError,
+    file_url_path,
+    is_file_url,
+    is_store_url,
+    url_problem,
+)
+from reasoning_replay.history.validate_run import PERMISSION_POLICIES, Engine, run_validate
+from reasoning_replay.record.providers import (
+    ProviderNames,
+    ProviderNamesError,
+    provider_names_from_pairs,
+)
 
 EXIT_USAGE: Final = 2
 
@@ -58,7 +78,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "paths",
         nargs="+",
         metavar="PATH",
-        help="history file (always validated) or directory (walked for histories)",
+        help="history file (always validated) or directory (walked for histories); or an "
+        "fsspec URL of either (file://, s3://, gs://, memory://)",
     )
     p.add_argument(
         "--format",
@@ -89,6 +110,18 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="N",
         help="worker processes, at most N (default 1; never more than usable CPUs or batches "
         "of files)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="validate on the Dask cluster of this scheduler (tcp://host:8786); needs the "
+        "distributed extra",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="validate on a local Dask cluster of N worker processes; needs the distributed extra",
     )
     p.add_argument(
         "--fix-permissions",
@@ -136,13 +169,19 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    missing = [p for p in args.paths if not os.path.lexists(p)]
+    paths = [_local_path(p) for p in args.paths]
+    missing = [p for p in paths if not is_store_url(p) and not os.path.lexists(p)]
     if missing:
         raise ValidateUsageError(f"no such file or directory: {', '.join(missing)}")
     if args.jobs < 1:
         raise ValidateUsageError("--jobs must be at least 1")
     if args.fix_permissions and args.permissions == "ignore":
         raise ValidateUsageError("--fix-permissions has nothing to fix with --permissions ignore")
+    stores = [p for p in paths if is_store_url(p)]
+    if args.fix_permissions and stores:
+        raise ValidateUsageError(
+            f"--fix-permissions: {stores[0]} is a store without POSIX modes (SPEC H4)"
+        )
     try:
         provider_names = provider_names_from_pairs(args.provider_name)
     except ProviderNamesError as error:
@@ -150,13 +189,70 @@ def _validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     exclude = exclude_patterns(args.exclude)
     if isinstance(exclude, InvalidPattern):
         raise ValidateUsageError(f"--exclude {exclude.text!r}: {exclude.reason}")
+    for url in stores:
+        problem = url_problem(url)
+        if problem is not None:
+            raise ValidateUsageError(problem)
+    with _engine(args) as engine:
+        return _run(
+            args,
+            paths=paths,
+            provider_names=provider_names,
+            exclude=exclude,
+            engine=engine,
+            out=out,
+            err=err,
+        )
+
+
+def _local_path(argument: str) -> str:
+    """A ``file://`` URL as the local path it names; any other argument as it is."""
+    if not is_file_url(argument):
+        return argument
+    path = file_url_path(argument)
+    if path is None:
+        raise ValidateUsageError(f"{argument}: a file:// URL names a local absolute path")
+    return path
+
+
+@contextlib.contextmanager
+def _engine(args: argparse.Namespace) -> Iterator[Engine | None]:
+    """The Dask cluster ``--scheduler`` or ``--workers`` asks for, or None (this process and
+    ``--jobs``)."""
+    if args.scheduler is None and args.workers is None:
+        yield None
+        return
+    if args.scheduler is not None and args.workers is not None:
+        raise ValidateUsageError("--scheduler and --workers exclude each other")
+    if args.workers is not None and args.workers < 1:
+        raise ValidateUsageError("--workers must be at least 1")
+    if args.jobs != 1:
+        raise ValidateUsageError("--jobs is for local worker processes; Dask schedules a cluster")
+    try:
+        with dask_engine(scheduler=args.scheduler, workers=args.workers) as engine:
+            yield engine
+    except (MissingExtraError, EngineError) as error:
+        raise ValidateUsageError(str(error)) from None
+
+
+def _run(
+    args: argparse.Namespace,
+    *,
+    paths: list[str],
+    provider_names: ProviderNames,
+    exclude: ExcludePatterns,
+    engine: Engine | None,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """The run itself, its report written whole or not at all."""
     show_progress = not args.no_progress and err.isatty()
     to_file = args.output is not None and str(args.output) != "-"
-    report = _open_report(args.output, args.paths) if to_file else None
+    report = _open_report(args.output, paths) if to_file else None
     target = out if report is None else _text(report)
     try:
         totals = run_validate(
-            args.paths,
+            paths,
             writer=make_writer(args.format, target, verbose=args.verbose),
             provider=args.provider,
             provider_names=provider_names,
@@ -166,6 +262,7 @@ def _validate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
             exclude=exclude,
             progress_stream=err if show_progress else None,
             out_is_tty=target.isatty(),
+            engine=engine,
         )
         if report is not None and not totals.nothing_validated:
             target.flush()

@@ -32,6 +32,7 @@ from reasoning_replay.history.finding_places import (
 )
 from reasoning_replay.history.safe_files import display_path
 from reasoning_replay.history.scan import FileScan
+from reasoning_replay.history.store_urls import is_store_url
 from reasoning_replay.history.validate_run import (
     PERMISSION_CODES,
     FileResult,
@@ -49,6 +50,7 @@ from reasoning_replay.suite.specdoc import parse_spec
 from reasoning_replay.versions import spec_url, versions
 
 VALIDATE_FORMATS: Final = ("text", "json", "sarif")
+PERMISSIONS_NOT_CHECKED: Final = "files on stores without POSIX modes: permissions not checked"
 SCAN_FORMATS: Final = ("text", "json")
 _REPLAY_CHANNEL: Final = "openai-reasoning-encrypted"
 _CACHE_STATE_CHANNEL: Final = "fast-agent-responses-cache-state"
@@ -137,7 +139,9 @@ class TextWriter:
         replay = "replays as stored" if report.replays_as_stored else "does not replay as stored"
         if report.provider_mismatch:  # SPEC H3, P4: blocks another provider issued
             replay += f"; {report.provider_mismatch} would not replay to {result.provider}"
-        if result.is_session_file:
+        if result.is_session_file and result.target.remote:  # SPEC H4: no mode to check
+            about = "session metadata: permissions not checked, the store has no POSIX modes"
+        elif result.is_session_file:
             about = "session metadata: permissions only"
         elif not report.findings:
             about = f"{counts.resumable} resumable; {replay}"
@@ -204,6 +208,10 @@ class TextWriter:
             rows.append(("skipped", totals.skipped, f"JSON files that are not histories{hint}"))
         if totals.excluded:
             rows.append(("excluded", totals.excluded, "paths left out by --exclude"))
+        if totals.permissions_not_checked:
+            rows.append(
+                ("no modes", totals.permissions_not_checked, PERMISSIONS_NOT_CHECKED + " (SPEC H4)")
+            )
         width = max(len(str(n)) for _, n, _ in rows)
         if self._verbose and self._skipped:
             self._out.write("\nskipped (not histories)\n")
@@ -297,7 +305,11 @@ def _uri_path(path: str) -> str:
 
 
 def artifact_location(path: str) -> dict[str, str]:
-    """A SARIF artifactLocation: relative paths against ``%SRCROOT%`` (the working directory)."""
+    """A SARIF artifactLocation: relative paths against ``%SRCROOT%`` (the working directory),
+    a file of a store by its URL."""
+    if is_store_url(path):
+        scheme, rest = path.split("://", 1)
+        return {"uri": f"{scheme}://{quote(rest, safe='/@:')}"}
     if Path(path).is_absolute():
         return {"uri": "file://" + _uri_path(Path(path).as_posix())}
     posix = Path(path).as_posix()
@@ -429,7 +441,7 @@ class SarifWriter:
                         "SRCROOT": {"uri": "file://" + _uri_path(Path.cwd().as_posix()) + "/"}
                     },
                     "columnKind": "utf16CodeUnits",
-                    "invocations": [{"executionSuccessful": True, "exitCode": totals.exit_status}],
+                    "invocations": [_invocation(totals)],
                     "results": self._results,
                     "properties": {"summary": totals.to_json()},
                 }
@@ -437,6 +449,18 @@ class SarifWriter:
             ],
         }
         self._out.write(json.dumps(log, ensure_ascii=False, indent=2) + "\n")
+
+
+def _invocation(totals: Totals) -> dict[str, Any]:
+    """The run's invocation: its exit status and, where files were on stores without POSIX
+    modes, a notification that their permissions were not checked (SPEC H4)."""
+    invocation: dict[str, Any] = {"executionSuccessful": True, "exitCode": totals.exit_status}
+    if totals.permissions_not_checked:
+        text = f"{totals.permissions_not_checked} {PERMISSIONS_NOT_CHECKED} (SPEC H4)."
+        invocation["toolExecutionNotifications"] = [
+            {"level": "note", "message": {"text": text[0].upper() + text[1:]}}
+        ]
+    return invocation
 
 
 def make_writer(fmt: str, out: TextIO, *, verbose: bool = False) -> Writer:

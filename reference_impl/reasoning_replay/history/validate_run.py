@@ -26,6 +26,12 @@ from its ``session.json`` where that records one (SPEC H3, P4).
 Files are read without blocking and only when regular (a FIFO is ``history_unreadable``, never a
 hang); fixing permissions changes modes through descriptors opened without following links, and
 reports a permission finding on a link as not fixed, naming the link (SPEC H4).
+
+A path may also be an fsspec URL (``s3://bucket/sessions``, ``memory://...``): the store is walked
+by the same rules (:mod:`reasoning_replay.history.stores`), its files are read through fsspec, and
+they have no POSIX modes, so their permissions are counted as not checked (SPEC H4). A run may
+hand its files to an engine (:class:`Engine`, e.g. :mod:`reasoning_replay.history.distributed`)
+instead of validating them here or in a local process pool.
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO
 
 from reasoning_replay.diagnostics import Code
 from reasoning_replay.history.finding_places import BlockKey, BlockPlace, block_key, block_places
@@ -50,6 +56,7 @@ from reasoning_replay.history.history_files import history_shape_problem
 from reasoning_replay.history.path_patterns import ExcludePatterns
 from reasoning_replay.history.persistence import tighten_mode
 from reasoning_replay.history.safe_files import display_path, listings, open_regular
+from reasoning_replay.history.store_urls import is_store_url, read_store_file
 from reasoning_replay.history.validation import (
     SESSION_FILE_NAME,
     BlockCounts,
@@ -62,6 +69,9 @@ from reasoning_replay.history.validation import (
     validate_history,
 )
 from reasoning_replay.record.providers import REGISTRY_ONLY, ProviderNames
+
+if TYPE_CHECKING:
+    from reasoning_replay.history.store_walk import StoreWalk
 
 EXIT_OK: Final = 0
 EXIT_ERRORS: Final = 1
@@ -88,6 +98,7 @@ class Target:
     listing_error: str | None = None  # a directory that could not be listed
     provider: str | None = None  # recorded in the session directory's session.json (SPEC P4)
     by_shape: bool = False  # found in a walk under another name: a history only by its shape
+    remote: bool = False  # a file of an fsspec store, named by its URL: no POSIX modes (SPEC H4)
 
 
 def is_history_name(name: str) -> bool:
@@ -97,7 +108,8 @@ def is_history_name(name: str) -> bool:
     )
 
 
-def _is_session_dir(names: Iterable[str]) -> bool:
+def is_session_dir(names: Iterable[str]) -> bool:
+    """Whether a directory whose entries have these names is a session directory (SPEC H1)."""
     return any(
         n == SESSION_FILE_NAME or (n.startswith("history_") and n.endswith(".json")) for n in names
     )
@@ -112,7 +124,13 @@ class _Walk:
         self._providers: dict[str, Mapping[str, str]] = {}
         self._checked: set[str] = set()
         self._exclude = exclude
-        self.excluded = 0  # files and directories of walks that --exclude left out
+        self._excluded = 0  # files and directories of local walks that --exclude left out
+        self._stores: StoreWalk | None = None  # the walk of fsspec URLs, made when one is given
+
+    @property
+    def excluded(self) -> int:
+        """Files and directories of walks that --exclude left out."""
+        return self._excluded + (0 if self._stores is None else self._stores.excluded)
 
     def _target(
         self,
@@ -130,7 +148,7 @@ class _Walk:
                 except OSError:
                     names = ()
             names = list(names)
-            self._session[parent] = _is_session_dir(names)
+            self._session[parent] = is_session_dir(names)
             if SESSION_FILE_NAME in names:
                 self._providers[parent] = _read_session_providers(parent)
         provider = provider_of_file(Path(path).name, self._providers.get(parent, {}))
@@ -146,7 +164,13 @@ class _Walk:
 
     def targets(self, paths: Sequence[str]) -> Iterator[Target]:
         for path in paths:
-            if Path(path).is_dir():
+            if is_store_url(path):
+                if self._stores is None:
+                    from .store_walk import StoreWalk  # noqa: PLC0415 - a cycle, and fsspec
+
+                    self._stores = StoreWalk(self._exclude)
+                yield from self._stores.targets(path)
+            elif Path(path).is_dir():
                 yield from self._directory(path)
             else:
                 try:
@@ -157,7 +181,7 @@ class _Walk:
 
     def _pruned(self, root: str, path: str) -> bool:
         excluded = self._exclude.excludes(root, path, is_directory=True)
-        self.excluded += excluded
+        self._excluded += excluded
         return excluded
 
     def _directory(self, root: str) -> Iterator[Target]:
@@ -172,7 +196,7 @@ class _Walk:
                     if entry.is_dir(follow_symlinks=False) or not entry.name.endswith(".json"):
                         continue
                     if self._exclude.excludes(root, entry.path, is_directory=False):
-                        self.excluded += 1
+                        self._excluded += 1
                         continue
                     # A FIFO, a device or a link to one is a target too: reading it is refused
                     # without blocking and reported (history_unreadable).
@@ -217,7 +241,9 @@ class FileResult:
         return is_session_file(self.target.path)
 
 
-def _unreadable(target: Target, detail: str, provider: str) -> FileResult:
+def unreadable_result(target: Target, detail: str, provider: str) -> FileResult:
+    """The result of a file that could not be read: one ``history_unreadable`` finding (SPEC
+    H3), with ``detail`` saying why."""
     finding = Finding(Code.HISTORY_UNREADABLE, detail=detail)
     report = FileReport((finding,), BlockCounts(), False, target.path)
     return FileResult(
@@ -236,10 +262,13 @@ def validate_target(
     found by shape that is not a history is skipped; with ``places``, each located finding's
     block is found in the file's text."""
     if target.listing_error is not None:
-        return _unreadable(target, f"cannot list directory: {target.listing_error}", provider)
+        return unreadable_result(target, f"cannot list directory: {target.listing_error}", provider)
     session_only = is_session_file(target.path)
     try:
-        if session_only:
+        if target.remote:  # an object store: bytes, and no mode to check (SPEC H4)
+            file_mode = None
+            data = b"" if session_only else read_store_file(target.path)
+        elif session_only:
             file_mode = stat.S_IMODE(Path(target.path).stat().st_mode)
             data = b""
         else:
@@ -248,7 +277,7 @@ def validate_target(
                 file_mode = stat.S_IMODE(os.fstat(handle.fileno()).st_mode)
                 data = handle.read()
     except OSError as error:
-        return _unreadable(target, f"cannot read: {error.strerror or error}", provider)
+        return unreadable_result(target, f"cannot read: {error.strerror or error}", provider)
     if target.by_shape:
         problem = history_shape_problem(data)
         if problem is not None:
@@ -440,6 +469,7 @@ class Totals:
     findings: dict[str, int] = field(default_factory=lambda: dict.fromkeys(Severity, 0))
     fixed: int = 0
     unfixed_errors: int = 0
+    permissions_not_checked: int = 0  # files of stores without POSIX modes (SPEC H4)
 
     def add(self, result: FileResult, fixes: dict[Code, Fix]) -> None:
         if result.skipped is not None:
@@ -448,6 +478,7 @@ class Totals:
         report = result.report
         self.files += 1
         self.bytes += result.target.size
+        self.permissions_not_checked += result.target.remote
         if result.is_session_file:
             self.session_files += 1
         else:
@@ -491,6 +522,7 @@ class Totals:
         return EXIT_ERRORS if self.unfixed_errors else EXIT_OK
 
     def to_json(self) -> dict[str, Any]:
+        not_checked = self.permissions_not_checked  # stated only where there were such files
         return {
             "files": self.files,
             "histories": self.histories,
@@ -505,7 +537,7 @@ class Totals:
             "findings": {str(k): v for k, v in self.findings.items()},
             "fixed": self.fixed,
             "exit_status": self.exit_status,
-        }
+        } | ({"permissions_not_checked": not_checked} if not_checked else {})
 
 
 # --- progress ----------------------------------------------------------------------------------
@@ -566,6 +598,21 @@ class Writer(Protocol):
     def finish(self, totals: Totals) -> None: ...
 
 
+class Engine(Protocol):
+    """What validates the files of a run instead of :func:`validate_all` (a cluster,
+    :mod:`reasoning_replay.history.distributed`): every target's result, in the order of
+    ``targets``."""
+
+    def validate(
+        self,
+        targets: Iterable[Target],
+        provider: str,
+        provider_names: ProviderNames,
+        *,
+        places: bool,
+    ) -> Iterator[FileResult]: ...
+
+
 def run_validate(
     paths: Sequence[str],
     *,
@@ -578,11 +625,14 @@ def run_validate(
     exclude: ExcludePatterns = NO_EXCLUSIONS,
     progress_stream: TextIO | None = None,
     out_is_tty: bool = False,
+    engine: Engine | None = None,
 ) -> Totals:
     """Validate ``paths`` and write every result; the caller has checked that they exist.
 
     When nothing was validated (:attr:`Totals.nothing_validated`) the writer is not finished:
-    it has written nothing, and the caller reports the run as a usage error.
+    it has written nothing, and the caller reports the run as a usage error. With an ``engine``
+    the files are validated there (``jobs`` is not used); the walk, the permission policy, the
+    fixes, the totals and the report stay in this process.
     """
     walk = _Walk(exclude)
     targets: Iterable[Target] = walk.targets(paths)
@@ -593,10 +643,14 @@ def run_validate(
         if len(listed) >= PROGRESS_MIN_FILES:
             bar = FileProgress(progress_stream, len(listed), sum(t.size for t in listed))
     totals = Totals()
+    places = writer.wants_places
+    results = (
+        validate_all(targets, provider, jobs, provider_names, places=places)
+        if engine is None
+        else engine.validate(targets, provider, provider_names, places=places)
+    )
     try:
-        for found in validate_all(
-            targets, provider, jobs, provider_names, places=writer.wants_places
-        ):
+        for found in results:
             result = apply_permission_policy(found, permissions)
             fixes = permission_fixes(result) if fix_permissions else {}
             totals.add(result, fixes)
