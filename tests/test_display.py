@@ -24,14 +24,18 @@ def test_a_title_not_ending_its_line_keeps_the_whole_text(text: str) -> None:
     assert display_text(item(text)) == text
 
 
-def test_content_is_shown_only_when_no_summary_part_is_empty_free() -> None:
-    assert display_text(item("", content=("R1", "R2"))) == "R1\n\nR2"
+def test_content_parts_never_give_display_text() -> None:
+    assert display_text(item(content=("R1", "R2"))) is None
+    assert display_text(item("", " ", content=("R",))) is None
     assert display_text(item("S", content=("R",))) == "S"
 
 
-def test_a_whitespace_only_summary_hides_the_content() -> None:
-    # A non-empty part counts before trimming, so the content is not consulted.
-    assert display_text(item(" ", content=("R",))) is None
+def test_a_part_is_trimmed_before_the_placeholder_test() -> None:
+    assert display_text(item("  **Plan**\n<!-- -->", "A")) == "A"
+
+
+def test_the_trimmed_texts_are_joined_not_their_bodies() -> None:
+    assert display_text(item("**Plan**\nB1 ", "B2")) == "**Plan**\nB1\n\nB2"
 
 
 def test_trimmed_characters_are_exactly_the_listed_ones() -> None:
@@ -45,3 +49,9 @@ def test_left_over_display_blocks_are_consistent_but_order_and_joins_count() -> 
     assert not display_consistent(items, ["B", "A"])
     assert not display_consistent(items, ["A\n\nB"])
     assert display_consistent([item("")], ["streamed"])
+
+
+def test_display_blocks_are_compared_exactly_as_stored() -> None:
+    assert display_consistent([item(" A ")], ["A"])
+    assert not display_consistent([item("A")], ["A\n"])
+    assert not display_consistent([item("A")], [" A"])

@@ -1,7 +1,7 @@
 """fast-agent as a known implementation: its expectations file and its adapter.
 
-The run against fast-agent itself needs the environment made by ``tools/install_fast_agent.py``
-(``.fast-agent-env/``, about a minute to install); without it that test is skipped.
+Its run against these expectations is tests/test_implementation_runs.py's (with the other
+implementations').
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import sys
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-import pytest
 from reasoning_replay.suite.expectations import Expectations, load_expectations
 from reasoning_replay.suite.vectors import load_suite
 
@@ -21,8 +20,6 @@ REPO = Path(__file__).resolve().parents[1]
 HERE = REPO / "conformance" / "implementations" / "fast-agent"
 EXPECTATIONS = HERE / "expectations.yaml"
 ADAPTER = HERE / "adapter.py"
-ENV = REPO / ".fast-agent-env"
-ENV_PYTHON = ENV / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
 
 ANCHOR = re.compile(r'<a id="([^"]+)"></a>')
 # A reason opens with the rules it breaks: "SPEC D3: ..." or "SPEC E4-total/P2: ...".
@@ -92,33 +89,3 @@ def test_fast_agent_files_are_ruff_clean() -> None:
             check=False,
         )
         assert result.returncode == 0, result.stdout + result.stderr
-
-
-@pytest.mark.skipif(
-    not ENV_PYTHON.exists(),
-    reason="fast-agent is not installed: python tools/install_fast_agent.py makes .fast-agent-env/",
-)
-def test_fast_agent_run_has_no_unexpected_results(tmp_path: Path) -> None:
-    report = tmp_path / "fast-agent.json"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "reasoning_replay.cli.main",
-            "run",
-            "--impl",
-            f"{ENV_PYTHON} {ADAPTER}",
-            "--expectations",
-            str(EXPECTATIONS),
-            "--report",
-            f"json:{report}",
-            "-q",
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    assert "0 unexpected" in result.stdout

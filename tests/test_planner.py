@@ -365,6 +365,23 @@ def test_continuation_without_a_response_id_falls_back_to_full_replay() -> None:
     assert plan.request["input"] == plan_ok(history, settings("high")).request["input"]
 
 
+@pytest.mark.parametrize("response_id", ["", None, 7, False, ["resp_1"]])
+def test_a_response_id_that_is_no_non_empty_string_carries_none(response_id: object) -> None:
+    """SPEC F9: only a non-empty string carries a response id; a continuation is then a full
+    replay, whatever the stored value was."""
+    raw = {
+        "messages": [
+            {"role": "user", "items": [{"type": "message", "role": "user", "content": "u1"}]},
+            {"role": "assistant", "items": [], "response_id": response_id},
+            {"role": "user", "items": [{"type": "message", "role": "user", "content": "u2"}]},
+        ]
+    }
+    history = history_from_json(raw)
+    plan = plan_ok(history, settings("high", transport=PlanTransport.WEBSOCKET_CONTINUATION))
+    assert "previous_response_id" not in plan.request
+    assert plan.request["input"] == plan_ok(history, settings("high")).request["input"]
+
+
 # --- resume, clear and the key (K1–K3) --------------------------------------------------------
 
 
@@ -996,6 +1013,19 @@ def test_read_cache_state_absent_and_valid() -> None:
         "key": "k",
         "effort": "low",
     }
+
+
+def test_a_record_text_over_the_16_mib_limit_of_e4_1_is_malformed() -> None:
+    # SPEC F6: a record's text is one I-JSON object within the limits of E4.1, as a block's is;
+    # a key that makes the text one byte too long leaves the record malformed, one byte less not.
+    head, tail = '{"model":"m","key":"', '","effort":null}'
+    room = 16 * 1024 * 1024 - len(head) - len(tail)
+    at_limit = head + "k" * room + tail
+    over = head + "k" * (room + 1) + tail
+    assert read_cache_state([{"type": "text", "text": at_limit}]) == CacheStateRecord(
+        "m", "k" * room, None
+    )
+    assert read_cache_state([{"type": "text", "text": over}]) is Code.CACHE_STATE_INVALID
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,7 @@
 """pydantic-ai as a known implementation: its expectations file and its adapter.
 
-The run against pydantic-ai itself needs the environment made by
-``python tools/install_implementation.py pydantic-ai`` (``.implementations/pydantic-ai/``, about
-80 s to install); without it that test is skipped.
+Its run against these expectations is tests/test_implementation_runs.py's (with the other
+implementations').
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from reasoning_replay.suite.expectations import Expectations, load_expectations
 from reasoning_replay.suite.vectors import load_suite
 
@@ -22,8 +20,6 @@ REPO = Path(__file__).resolve().parents[1]
 HERE = REPO / "conformance" / "implementations" / "pydantic-ai"
 EXPECTATIONS = HERE / "expectations.yaml"
 ADAPTER = HERE / "adapter.py"
-ENV = REPO / ".implementations" / "pydantic-ai"
-ENV_PYTHON = ENV / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
 
 ANCHOR = re.compile(r'<a id="([^"]+)"></a>')
 # A reason opens with the rules it breaks: "SPEC P2: ..." or "SPEC P2/F2: ...".
@@ -108,40 +104,3 @@ def test_pydantic_ai_files_are_ruff_clean() -> None:
             check=False,
         )
         assert result.returncode == 0, result.stdout + result.stderr
-
-
-@pytest.mark.skipif(
-    not ENV_PYTHON.exists(),
-    reason="pydantic-ai is not installed: python tools/install_implementation.py pydantic-ai",
-)
-def test_pydantic_ai_run_has_no_unexpected_results(tmp_path: Path) -> None:
-    report = tmp_path / "pydantic-ai.json"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "reasoning_replay.cli.main",
-            "run",
-            "--impl",
-            f"{ENV_PYTHON} {ADAPTER}",
-            "--expectations",
-            str(EXPECTATIONS),
-            "--report",
-            f"json:{report}",
-            "-q",
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    assert "0 unexpected" in result.stdout
-    applicable = [
-        case
-        for case in json.loads(report.read_text(encoding="utf-8"))["cases"]
-        if case["operation"] in ("replay", "dedupe", "plan")
-        and case["outcome"] not in ("not_applicable", "skipped")
-    ]
-    assert len(applicable) >= 150, "issue 23: judged on at least 150 applicable cases"

@@ -18,7 +18,7 @@ def _run(*command: str) -> subprocess.CompletedProcess[str]:
 
 def test_ruff_finds_nothing() -> None:
     if shutil.which("ruff") is None and not (Path(sys.executable).parent / "ruff").exists():
-        pytest.fail("ruff is not installed: install the test extras, pip install '.[test]'")
+        pytest.fail("ruff is not installed: install the lint extras (README's test command)")
     result = _run(sys.executable, "-m", "ruff", "check", "reference_impl", "tests", "tools")
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -19,7 +19,8 @@ REPO = Path(__file__).resolve().parents[1]
 TOOLS_DIR = REPO / "tools"
 KINDS = {
     "python-sdist",
-    "python-wheel",
+    "python-wheel-abi3",
+    "python-wheel-pure",
     "npm-package",
     "vectors-bundle",
     "schema-bundle",
@@ -48,7 +49,10 @@ def test_release_builds_checks_and_lists_every_artifact_with_its_digest(tmp_path
     )
 
     assert completed.returncode == 0, completed.stdout + completed.stderr
-    assert completed.stdout.count("diagnostics: ") == 2  # the wheel's run and the npm package's
+    # the runs of the abi3 wheel, the pure wheel and the npm package
+    assert completed.stdout.count("diagnostics: ") == 3
+    assert "abi3 wheel: conformance run ... *.abi3.so; PASSED" in completed.stdout
+    assert "pure wheel: conformance run ... no accelerator; PASSED" in completed.stdout
     assert completed.stdout.count("unexpected") == completed.stdout.count(" 0 unexpected")
     manifest = json.loads((out / "manifest.json").read_text("utf-8"))
     assert {entry["kind"] for entry in manifest["artifacts"]} == KINDS
@@ -117,3 +121,30 @@ def test_the_code_registry_is_the_spec_table_with_the_files_severities() -> None
         {"code": "new_code", "rule": "E1", "summary": "A new code."},
         {"code": "kept_code", "rule": "H3", "severity": "warning", "summary": "Kept."},
     ]
+
+
+def test_the_abi3_wheel_is_named_for_the_limited_api_the_build_hook_uses() -> None:
+    release = release_module()
+    sys.path.insert(0, str(REPO))
+    try:
+        hatch_build = importlib.import_module("hatch_build")
+    finally:
+        sys.path.remove(str(REPO))
+
+    assert release.ABI3_INTERPRETER == hatch_build.ABI3_INTERPRETER
+    assert hatch_build.LIMITED_API == "0x030B0000"  # CPython 3.11, requires-python's bound
+    assert release.REQUIRED[0] == (3, 11)
+
+
+def test_interpreters_that_cannot_be_checked_are_refused(tmp_path: Path) -> None:
+    release = release_module()
+    not_python = tmp_path / "python3"
+    not_python.write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")
+    not_python.chmod(0o755)
+
+    with pytest.raises(release.ReleaseError, match="not a CPython interpreter that runs"):
+        release.interpreters([not_python], deps_from_here=False)
+    with pytest.raises(release.ReleaseError, match="drop --python"):
+        release.interpreters([Path(sys.executable)], deps_from_here=True)
+    (here,) = release.interpreters([], deps_from_here=True)
+    assert here.version == sys.version_info[:2]

@@ -84,7 +84,7 @@ def check_jsonschema() -> str:
     beside_python = Path(sys.executable).parent / "check-jsonschema"
     found = shutil.which("check-jsonschema") or str(beside_python)
     if not Path(found).exists():
-        pytest.fail("check-jsonschema is missing: install the test extras, pip install '.[test]'")
+        pytest.fail("check-jsonschema is missing: install the test extras (README's test command)")
     return found
 
 

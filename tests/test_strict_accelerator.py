@@ -264,6 +264,24 @@ def test_it_takes_only_str_and_bytes() -> None:
         strict.parse(bytearray(b"{}"))
 
 
+def test_a_caller_may_ask_for_another_depth_up_to_a_thousand() -> None:
+    """A history file (SPEC H1) has no depth limit: its reader asks for a larger one."""
+    assert strict is not None
+    deep = "[" * 100 + "]" * 100
+    assert strict.parse(deep) == ("limit_exceeded", None)
+    assert strict.parse(deep, 100) == (None, json.loads(deep))
+    assert strict.parse(deep, 99) == ("limit_exceeded", None)
+    assert strict.parse('{"a":' * 50 + '{"a":1,"a":2}' + "}" * 50, 512) == (
+        "json_duplicate_member",
+        None,
+    )
+    for bad in (-1, 1001):
+        with pytest.raises(ValueError, match="max_depth"):
+            strict.parse("[]", bad)
+    with pytest.raises(TypeError):
+        strict.parse("[]", 32, 1)
+
+
 def test_parse_strict_uses_it_and_falls_back_to_python() -> None:
     assert general.parse_strict_is_accelerated()
     assert general.parse_strict('{"a":1,"a":2}') == TextRefused(Code.JSON_DUPLICATE_MEMBER)

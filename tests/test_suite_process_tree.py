@@ -3,13 +3,14 @@
 The fake adapter's ``--escape HOW FILE`` starts a sleeper that ignores SIGTERM and leaves the
 adapter's process group: in a new session (``setsid``), or as a daemon whose parent exits at
 once (``double-fork``). Each test ends the run one way (a normal end, an adapter crash,
-SIGINT, SIGTERM, a SIGKILL of the runner) and then checks that the adapter, the sleeper and the
-adapter's parent (the runner's supervisor) are gone, polling /proc until a deadline where the
-end is not synchronous.
+SIGINT or SIGTERM in a case or in the handshake, a SIGKILL of the runner) and then checks that
+the adapter, the sleeper and the adapter's parent (the runner's supervisor) are gone, polling
+/proc until a deadline where the end is not synchronous.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -95,31 +96,82 @@ def test_nothing_outlives_a_normal_end_or_an_adapter_crash(
     assert sorted(pid for pid in every_pid(log) if running(pid)) == []
 
 
-def _runner(tmp_path: Path, how: str, log: Path, oneshot: bool) -> subprocess.Popen[bytes]:
+def _runner(
+    tmp_path: Path, how: str, log: Path, oneshot: bool, *more: str, command: str = "run"
+) -> subprocess.Popen[bytes]:
+    """``conformance COMMAND`` (run or smoke) with the fake adapter, whose sleeper escapes
+    ``how`` (``more``: the fake's flags).
+
+    Its stderr goes to ``tmp_path/runner.err``, a file, not a pipe: the supervisor inherits the
+    runner's stderr, and reading a pipe to its end would wait for the supervisor's exit too,
+    hiding a runner that exits before it has stopped everything."""
     conf = write_suite(tmp_path, {"a.yaml": [case("s/ok"), case("s/hang")]})
-    flags = ("--escape", how, str(log), *(("--oneshot",) if oneshot else ()))
-    argv = [sys.executable, "-m", "reasoning_replay.cli.main", "run", "--no-progress"]
+    flags = ("--escape", how, str(log), *(("--oneshot",) if oneshot else ()), *more)
+    argv = [sys.executable, "-m", "reasoning_replay.cli.main", command]
+    argv += ["--no-progress"] if command == "run" else []
     argv += ["--vectors", str(conf / "vectors"), "--impl", fake_cmd(*flags), "--timeout", "600"]
     argv += ["--oneshot"] if oneshot else []
-    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # SIGINT as a terminal gives it, even where this test runs with SIGINT ignored (a shell's
+    # background job): an ignored disposition is inherited, and Python then keeps it.
+    restore = functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL)
+    with (tmp_path / "runner.err").open("wb") as err:
+        null = subprocess.DEVNULL
+        return subprocess.Popen(argv, stdout=null, stderr=err, preexec_fn=restore)  # noqa: PLW1509
 
 
+# When the signal comes: while the adapter handles the hanging case, or while the runner still
+# waits for its handshake (under load the adapter's log row, written before it reads the start
+# request, can be seen that early; the fake's --hang-on-start makes that moment last).
+MOMENTS = {"in-a-case": (), "in-the-handshake": ("--hang-on-start",)}
+
+
+@pytest.mark.parametrize("moment", list(MOMENTS))
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 @pytest.mark.parametrize("how", ESCAPES)
 def test_nothing_outlives_a_runner_stopped_by_sigint_or_sigterm(
-    tmp_path: Path, log: Path, how: str, signum: signal.Signals
+    tmp_path: Path, log: Path, how: str, signum: signal.Signals, moment: str
 ) -> None:
-    runner = _runner(tmp_path, how, log, oneshot=False)
+    _stop_and_check(_runner(tmp_path, how, log, False, *MOMENTS[moment]), tmp_path, log, signum)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_nothing_outlives_a_smoke_check_stopped_in_the_handshake(
+    tmp_path: Path, log: Path, signum: signal.Signals
+) -> None:
+    runner = _runner(tmp_path, "setsid", log, False, "--hang-on-start", command="smoke")
+    _stop_and_check(runner, tmp_path, log, signum)
+
+
+@pytest.mark.parametrize("how", ESCAPES)
+def test_a_second_signal_does_not_cut_short_the_end_of_the_first(
+    tmp_path: Path, log: Path, how: str
+) -> None:
+    """Ctrl-C, then SIGTERM while the adapters are being ended (the sleeper's grace period): the
+    runner still exits only once nothing is left, with the first signal's status."""
+    runner = _runner(tmp_path, how, log, False)
+    _stop_and_check(runner, tmp_path, log, signal.SIGINT, then=signal.SIGTERM)
+
+
+def _stop_and_check(
+    runner: subprocess.Popen[bytes],
+    tmp_path: Path,
+    log: Path,
+    signum: signal.Signals,
+    then: signal.Signals | None = None,
+) -> None:
     try:
         wait_for_rows(log, 1, runner)
         runner.send_signal(signum)
-        _, err = runner.communicate(timeout=DEADLINE_S)
+        if then is not None:
+            time.sleep(0.3)  # the supervisor gives the sleeper 1 s after its SIGTERM
+            runner.send_signal(then)
+        runner.wait(timeout=DEADLINE_S)
     finally:
         runner.kill()
-    assert runner.returncode == 128 + signum
-    assert f"interrupted by {signum.name}".encode() in err
     # The runner stops everything before it exits: nothing is left once it has.
     assert sorted(pid for pid in every_pid(log) if running(pid)) == []
+    assert runner.returncode == 128 + signum
+    assert f"interrupted by {signum.name}".encode() in (tmp_path / "runner.err").read_bytes()
 
 
 @pytest.mark.parametrize("oneshot", [False, True], ids=["persistent", "oneshot"])
@@ -132,7 +184,7 @@ def test_nothing_outlives_a_sigkill_of_the_runner(
     try:
         wait_for_rows(log, 3 if oneshot else 1, runner)  # one-shot: the probe, s/ok, s/hang
         runner.send_signal(signal.SIGKILL)
-        runner.communicate(timeout=DEADLINE_S)
+        runner.wait(timeout=DEADLINE_S)
     finally:
         runner.kill()
     assert runner.returncode == -signal.SIGKILL

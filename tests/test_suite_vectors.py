@@ -102,6 +102,38 @@ def test_alias_referring_to_its_own_node_is_refused(tmp_path: Path) -> None:
     assert p.kind == "yaml" and p.file == "vectors/loop.yaml" and "own node" in p.message
 
 
+def test_a_key_written_twice_in_a_vector_file_is_a_named_problem(tmp_path: Path) -> None:
+    conf = write_suite(tmp_path, {"ok.yaml": [case("e/ok")]})
+    (conf / "vectors" / "twice.yaml").write_text(
+        "description: d\ncases:\n"
+        "- id: e/twice\n  description: d\n  spec: X1\n  operation: echo\n  level: MUST\n"
+        "  tags: []\n  input: {value: 1}\n  expect: {output: {value: 1}}\n"
+        "  expect: {output: {value: 2}}\n"
+    )
+    suite = load_vector_dirs([conf / "vectors"])
+    (p,) = suite.problems
+    assert p.kind == "duplicate_key" and p.file == "vectors/twice.yaml"
+    assert "'expect'" in p.message and "lines 10 and 11" in p.message
+    assert [c.id for c in suite.cases] == ["e/ok"]
+
+
+@pytest.mark.parametrize(
+    ("text", "twice"),
+    [
+        ("a: 1\n'a': 2\n", True),  # a quoted key is the same key
+        ("x: {b: [1, {c: 1, c: 2}]}\n", True),  # at any depth
+        ("1: a\n'1': b\n", False),  # the integer 1 and the string '1' are two keys
+        ("base: &b {k: 1}\nm: {<<: *b, j: 2}\nn: {<<: *b, k: 3}\n", False),  # merges
+    ],
+)
+def test_duplicate_keys_are_found_by_tag_and_value(text: str, twice: bool) -> None:
+    if twice:
+        with pytest.raises(vectors.YAMLDuplicateKeyError, match="written twice"):
+            vectors.load_yaml(text)
+    else:
+        assert vectors.load_yaml(text) is not None
+
+
 def test_aliases_within_the_bound_load_as_their_values(tmp_path: Path) -> None:
     conf = write_suite(tmp_path, {})
     (conf / "vectors" / "a.yaml").write_text(

@@ -8,7 +8,7 @@ import importlib
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -36,6 +36,7 @@ def by_name(tool: ModuleType, name: str) -> Any:
         ("user-message-records", "plan/adequacy/record-on-user-message-ignored"),
         ("trailing-placement", "plan/trailing-placement/change-during-tool-loop-not-appended"),
         ("items-form-reasoning-first", "replay/items-form/interleaved-reasoning-and-calls"),
+        ("message-needs-type", "plan/message-short-form/genuine-turn-gets-its-update"),
     ],
 )
 def test_a_mutant_is_killed_by_must_vectors(tool: ModuleType, name: str, case: str | None) -> None:
@@ -103,3 +104,64 @@ def test_an_allowed_reading_that_a_vector_kills_is_a_stale_entry(
     monkeypatch.setattr(tool, "EQUIVALENT", {"version-true-accepted": allowed})
     assert tool.main(["-k", "version-true-accepted", "--jobs", "1"]) == 1
     assert "STALE version-true-accepted" in capsys.readouterr().out
+
+
+class _PoolRecorder:
+    """A stand-in for the process pool: records how many workers were asked for and maps in
+    this process."""
+
+    sizes: ClassVar[list[int]] = []
+
+    def __init__(self, max_workers: int) -> None:
+        self.sizes.append(max_workers)
+
+    def __enter__(self) -> _PoolRecorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def map(self, fn: Any, items: Any) -> Any:
+        return map(fn, items)
+
+
+QUICK_MUTANTS = ("version-true-accepted", "depth-31", "status-not-stripped")
+
+
+@pytest.mark.parametrize(
+    ("jobs", "cpus", "mutants", "workers"),
+    [
+        ("300", 64, 2, 2),  # no more than mutants
+        ("300", 3, 3, 3),
+        ("300", 2, 3, 2),  # no more than usable CPUs
+        ("2", 1, 2, 1),  # one CPU: in this process
+        ("2", 8, 1, 1),  # one mutant: in this process
+    ],
+)
+def test_jobs_never_start_more_workers_than_cpus_or_mutants(
+    tool: ModuleType,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    *,
+    jobs: str,
+    cpus: int,
+    mutants: int,
+    workers: int,
+) -> None:
+    _PoolRecorder.sizes.clear()
+    monkeypatch.setattr(tool, "ProcessPoolExecutor", _PoolRecorder)
+    monkeypatch.setattr(tool, "usable_cpus", lambda: cpus)
+    names = [arg for name in QUICK_MUTANTS[:mutants] for arg in ("-k", name)]
+    assert tool.main([*names, "--jobs", jobs]) == 0
+    assert _PoolRecorder.sizes == ([workers] if workers > 1 else [])
+    assert f"{workers} jobs)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("jobs", ["0", "-3", "many"])
+def test_jobs_below_one_is_a_usage_error(
+    tool: ModuleType, capsys: pytest.CaptureFixture[str], jobs: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        tool.main(["--jobs", jobs])
+    assert exited.value.code == 2
+    assert "--jobs" in capsys.readouterr().err

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 from reasoning_replay.cli.main import main
+from reasoning_replay.diagnostics import Code
 from reasoning_replay.history.report_formats import TextWriter as TextReport
 from reasoning_replay.history.validate_run import (
     PROGRESS_MIN_FILES,
@@ -22,6 +23,7 @@ from reasoning_replay.history.validate_run import (
     tighten,
     worker_count,
 )
+from reasoning_replay.history.validation import Severity, severity_of
 from support import envelope_text, history_of_blocks, validate_report_records
 
 REPO = Path(__file__).resolve().parent.parent
@@ -298,6 +300,40 @@ def test_the_schema_refuses_wrong_severities_and_codes() -> None:
     assert not check.is_valid({k: v for k, v in good.items() if k != "block_index"})
     assert not check.is_valid({**good, "fixed": True})
     assert not validator.is_valid({"tool": {}, "files": [], "skipped": [], "summary": {}})
+
+
+@pytest.mark.parametrize("code", sorted(Code, key=lambda c: c.value))
+def test_the_schema_gives_each_code_the_severity_of_h3(code: Code) -> None:
+    """Every code a validator reports (SPEC H3) is allowed with its severity and no other; the
+    permission codes may also be lowered to warnings."""
+    validator = Draft202012Validator({"$ref": "#/$defs/finding", "$defs": REPORT_SCHEMA["$defs"]})
+    finding: dict[str, object] = {"path": "p", "code": code.value, "message": "m"}
+    if code not in _FILE_LEVEL:
+        finding |= {"message_index": 1, "block_index": 0}
+    allowed = {s for s in Severity if validator.is_valid({**finding, "severity": s.value})}
+    reported = code not in _NEVER_FOUND_BY_A_VALIDATOR
+    expected = {severity_of(code)} if reported else set()
+    if code in (Code.FILE_MODE_TOO_OPEN, Code.DIRECTORY_MODE_TOO_OPEN):
+        expected.add(Severity.WARNING)
+    assert allowed == expected
+
+
+_FILE_LEVEL = frozenset(
+    (
+        Code.HISTORY_UNREADABLE,
+        Code.HISTORY_MALFORMED,
+        Code.FILE_MODE_TOO_OPEN,
+        Code.DIRECTORY_MODE_TOO_OPEN,
+    )
+)
+# Codes of other operations (capture, replay's issuer, scan, plan): no finding of validate.
+_NEVER_FOUND_BY_A_VALIDATOR = frozenset(
+    code
+    for code in Code
+    if code.value.startswith(("capture_", "plan_"))
+    or code.value.startswith("scan_")
+    or code in (Code.REPLAY_PROVIDER_MISMATCH, Code.REPLAY_MATERIAL_EXPOSED)
+)
 
 
 # --- sarif -------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from reasoning_replay.history.history_files import (
     history_from_value,
     parse_history_file,
     parse_json_file,
+    parse_json_file_exhaustively,
     read_message_channels,
 )
 from reasoning_replay.history.validation import Finding, Severity, severity_of, validate_history
@@ -67,6 +68,7 @@ def test_severities_are_exactly_those_of_h3() -> None:
         Code.DEDUPE_EXACT_DUPLICATE,
         Code.DEDUPE_ID_CIPHERTEXT_CONFLICT,
         Code.BLOCK_NOT_TEXT,
+        Code.REPLAY_CHANNEL_MISPLACED,
         Code.DISPLAY_REPLAY_MISMATCH,
     }
     for code in Code:
@@ -126,16 +128,22 @@ def test_legacy_and_redacted_alone_are_not_errors() -> None:
     assert not report.has_error and not report.replays_as_stored
 
 
-def test_user_message_replay_channels_and_display_channel_are_not_read() -> None:
+def test_user_message_replay_blocks_are_misplaced_and_not_read() -> None:
+    """SPEC H3, P2: each block of a user message's replay channel is reported, never read, and
+    the file does not replay as stored; the display channel is never read either."""
     misplaced = {
         "role": "user",
         "content": [],
-        "channels": {REPLAY: [{"type": "text", "text": "{"}]},
+        "channels": {REPLAY: [{"type": "text", "text": "{"}, {"type": "image"}]},
     }
     shown = assistant(envelope())
     shown["channels"]["reasoning"] = [{"type": "text", "text": "{not json"}]
     report = validate_history(history(misplaced, shown))
-    assert report.findings == () and report.counts.resumable == 1
+    found = [(f.code.value, f.message_index, f.block_index) for f in report.findings]
+    assert found == [("replay_channel_misplaced", 0, 0), ("replay_channel_misplaced", 0, 1)]
+    assert [f.severity for f in report.findings] == [Severity.WARNING, Severity.WARNING]
+    assert report.counts.resumable == 1 and report.counts.total == 1
+    assert not report.has_error and not report.replays_as_stored
 
 
 # --- dedupe (D1-D4) ----------------------------------------------------------------------------
@@ -241,6 +249,11 @@ def test_cache_state_findings_sit_at_block_0_in_h3_order() -> None:
         (b'{"messages":[{"role":"user","content":[],"channels":[]}]}', "history_malformed"),
         (b'{"messages":[{"role":"user","content":[],"channels":{"a":{}}}]}', "history_malformed"),
         (b"[" * 100_000, "history_malformed"),
+        (b'{"messages":[],"messages":[{"role":"user","content":[]}]}', "history_malformed"),
+        (b'{"messages":[{"role":"user","role":"user","content":[]}]}', "history_malformed"),
+        (b'{"messages":[{"role":"user","content":[{"a":{"b":1,"b":1}}]}]}', "history_malformed"),
+        (b'{"messages":[{"role":"user","content":[],"x":{"n":NaN}}]}', "history_malformed"),
+        ('\ufeff{"messages":[]}', "history_malformed"),
     ],
 )
 def test_broken_files_are_one_file_level_finding(data: str | bytes, code: str) -> None:
@@ -259,7 +272,7 @@ def test_broken_files_are_one_file_level_finding(data: str | bytes, code: str) -
         b'{"messages":[],"saved_by":"x"}',
         b'{"messages":[{"role":"user","content":[],"x_meta":{"a":[NaN]}}]}'.replace(b"NaN", b"1"),
         b'{"messages":[{"role":"user","content":[],"tool_calls":null,"channels":null}]}',
-        b'{"messages":[],"messages":[{"role":"user","content":[]}]}',
+        b'{"messages":[{"role":"user","content":[],"tool_results":null,"provider":null}]}',
         b'{"messages":[{"role":"user","content":[{"type":"text","text":"\\ud800"}]}]}',
     ],
 )
@@ -273,13 +286,38 @@ def test_a_lone_surrogate_escape_is_the_blocks_problem_not_the_files() -> None:
     assert codes(text) == [("json_invalid_unicode", 0, 0)]
 
 
-def test_fast_and_exhaustive_readings_agree() -> None:
-    """Files the fast reading refuses (an unknown member) get the same messages the slow way."""
+def test_unknown_members_are_ignored_and_the_messages_are_the_values() -> None:
     base = {"messages": [user(), assistant(envelope(), cache=record("gpt-5", None))]}
     extra = {**base, "unknown": 1}
-    fast, slow = parse_history_file(json.dumps(base)), parse_history_file(json.dumps(extra))
-    assert isinstance(fast, HistoryFile) and isinstance(slow, HistoryFile)
-    assert fast == slow == history_from_value(base)
+    plain, ignoring = parse_history_file(json.dumps(base)), parse_history_file(json.dumps(extra))
+    assert isinstance(plain, HistoryFile) and isinstance(ignoring, HistoryFile)
+    assert plain == ignoring == history_from_value(base)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        '{"messages":[]}',
+        '{"messages":[],"messages":[]}',
+        '{"messages":[{"role":"user","content":[{"a":1,"\\u0061":2}]}]}',
+        '{"messages":[{"role":"user","content":[{"type":"text","text":"\\ud800"}]}]}',
+        '\ufeff{"messages":[]}',
+        '{"messages":[],"x":NaN}',
+        '{"messages":[],"x":' + "[" * 600 + "]" * 600 + "}",
+        '{"messages":[],"x":' + '{"a":' * 600 + '{"b":1,"b":1}' + "}" * 601,
+        '{"messages":[]} x',
+    ],
+)
+def test_the_c_reading_of_a_file_is_the_exhaustive_one(data: str) -> None:
+    """SPEC H1: the C parser answers what the exhaustive reading answers, or leaves the file to
+    it (escaped lone surrogates, a byte-order mark, NaN, nesting past its depth, bad grammar)."""
+    exhaustive = parse_json_file_exhaustively(data)
+    for form in (data, data.encode("utf-8")):
+        found = parse_json_file(form)
+        if isinstance(exhaustive, HistoryFileProblem):
+            assert isinstance(found, HistoryFileProblem) and found.code is exhaustive.code
+        else:
+            assert found == exhaustive
 
 
 json_values = st.recursive(
@@ -310,7 +348,7 @@ messages = st.fixed_dictionaries(
 def test_both_readings_give_one_verdict(value: dict[str, Any]) -> None:
     text = json.dumps(value)
     fast_or_slow = parse_history_file(text)
-    slow = history_from_value(parse_json_file(text))
+    slow = history_from_value(parse_json_file_exhaustively(text))
     if isinstance(slow, HistoryFileProblem):
         assert isinstance(fast_or_slow, HistoryFileProblem) and fast_or_slow.code is slow.code
     else:

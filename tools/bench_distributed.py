@@ -42,6 +42,7 @@ sys.path.insert(0, str(TOOLS_DIR))
 
 from bench_validate import DEFAULT_SEED, generate_corpus, history_paths  # noqa: E402
 from benchharness import Trial, format_rounds, run_rounds  # noqa: E402
+from reasoning_replay.atomic_files import replace_file  # noqa: E402
 
 TEN_TB: Final = 10**13
 
@@ -209,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "memory": memory,
                 "harness": rounds.to_json(ratio_pairs),
             }
-            args.json.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+            replace_file(args.json, (json.dumps(document, indent=2) + "\n").encode("utf-8"))
     finally:
         for local, client in reversed(clusters):
             client.close()

@@ -62,6 +62,7 @@ from reasoning_replay.ordering.planner import Plan, PlanSettings, plan_request
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchharness import Rounds, Trial, frozen_gc, run_rounds, timed
+from reasoning_replay.atomic_files import replace_file
 
 MODEL: Final = "gpt-6-astra"
 INSTANCE_KEY: Final = "0123456789abcdef" * 2
@@ -378,7 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "ratios": found,
             "harness": rounds.to_json(ratio_pairs(measurements)),
         }
-        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        replace_file(args.json, (json.dumps(report, indent=2) + "\n").encode("utf-8"))
     return 0
 
 

@@ -95,11 +95,13 @@ from referencing import Registry
 
 try:
     from reasoning_replay import parse_reasoning_replay_envelope, schema_registry
+    from reasoning_replay.atomic_files import replace_file
     from reasoning_replay.record import reader
 except ImportError:  # not installed: use this checkout's reference_impl/
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "reference_impl"))
     sys.modules.pop("reasoning_replay", None)
     from reasoning_replay import parse_reasoning_replay_envelope, schema_registry
+    from reasoning_replay.atomic_files import replace_file
     from reasoning_replay.record import reader
 
 try:
@@ -960,7 +962,8 @@ def main(argv: list[str] | None = None) -> int:
     results["argv"] = list(argv) if argv is not None else sys.argv[1:]
     print(format_report(results))
     if args.json_out is not None:
-        args.json_out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+        text = json.dumps(results, indent=2, ensure_ascii=False) + "\n"
+        replace_file(args.json_out, text.encode("utf-8"))
     return 0 if results["ok"] else 1
 
 

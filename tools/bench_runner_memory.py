@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import yaml
+from reasoning_replay.atomic_files import replace_file
 
 ADAPTER = textwrap.dedent(
     """
@@ -106,7 +107,7 @@ def main() -> int:
     result = measure(args.cases, args.reply_mib, min(args.failing, args.cases))
     print(json.dumps(result))
     if args.json is not None:
-        args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        replace_file(args.json, (json.dumps(result, indent=2) + "\n").encode("utf-8"))
     return 0
 
 

@@ -30,6 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchharness import Rounds, Spread, Trial, run_rounds
+from reasoning_replay.atomic_files import replace_file
 
 REPO = Path(__file__).resolve().parents[1]
 JS_ADAPTER = REPO / "conformance" / "adapters" / "js" / "bin" / "adapter.js"
@@ -168,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             "figures": figures,
             "harness": rounds.to_json(),
         }
-        args.json.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        replace_file(args.json, (json.dumps(document, indent=2) + "\n").encode("utf-8"))
     return 0
 
 

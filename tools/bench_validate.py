@@ -65,6 +65,7 @@ from reasoning_replay import (  # noqa: E402
     canonicalize_completed_reasoning_output_item,
 )
 from reasoning_replay.record.display import display_text  # noqa: E402
+from reasoning_replay.atomic_files import replace_file  # noqa: E402
 
 DEFAULT_SEED: Final = 20261129
 REPLAY_CHANNEL: Final = "openai-reasoning-encrypted"
@@ -164,8 +165,9 @@ class HistoryGenerator:
 
 
 def _write(path: Path, data: bytes, mode: int) -> None:
-    path.write_bytes(data)
-    path.chmod(mode)
+    # Whole or not at all: --dir keeps the corpus and a later run reuses it, so a killed
+    # generation must not leave a cut file the generator did not mean (SPEC H5).
+    replace_file(path, data, mode=mode)
 
 
 def generate_corpus(root: Path, size_bytes: int, seed: int) -> tuple[int, int]:
@@ -396,7 +398,7 @@ def report(
             "harness": rounds.to_json(ratio_pairs),
             "cpu_harness": cpu_rounds.to_json(cpu_pairs),
         }
-        args.json.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        replace_file(args.json, (json.dumps(document, indent=2) + "\n").encode("utf-8"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

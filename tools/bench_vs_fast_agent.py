@@ -58,6 +58,7 @@ try:
     from fast_agent.mcp.prompt_message_extended import PromptMessageExtended
     from mcp_types import CallToolRequest, CallToolRequestParams, CallToolResult, TextContent
     from reasoning_replay import HistoryMessage, ReplayTarget, build_replay_input
+    from reasoning_replay.atomic_files import replace_file
     from reasoning_replay.ordering.planner import Plan, PlanSettings, plan_request
 except ImportError as error:  # pragma: no cover - depends on the environment
     sys.exit(
@@ -244,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "argv": list(argv) if argv is not None else sys.argv[1:],
             "harness": rounds.to_json(ratio_pairs),
         }
-        args.json.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        replace_file(args.json, (json.dumps(document, indent=2) + "\n").encode("utf-8"))
     return 0
 
 

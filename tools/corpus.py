@@ -93,6 +93,7 @@ CIPHERTEXT_MEDIAN_BYTES: Final = 4096
 CIPHERTEXT_SIGMA: Final = 0.6
 CIPHERTEXT_BYTES: Final = (1024, 12288)
 ODD_CHAR_PROBABILITY: Final = 1 / 6  # a summary part gets one of ", \, tab
+_FLUSH_BYTES: Final = 1 << 20  # written a MiB at a time: a system call per MiB, not per line
 
 _POOL_WORDS: Final = 60_000  # words in the seeded prose pool that text is sliced from
 _ODD_CHARS: Final = ('"', "\\", "\t")
@@ -361,15 +362,31 @@ def generate(count: int, seed: int, invalid_fraction: float = 0.1) -> tuple[list
 def write_corpus(
     out: Path, count: int, seed: int, invalid_fraction: float = 0.1
 ) -> tuple[Path, int]:
-    """Write ``out`` and its labels sidecar; return the sidecar path and the corpus byte size."""
+    """Write ``out`` and its labels sidecar; return the sidecar path and the corpus byte size.
+
+    Each file is replaced whole or not at all (SPEC H5's rule for every writer): a killed run
+    leaves the old files, or none, never a cut one. The labels are put in place first, the
+    corpus last."""
+    # imported here: the rest of this module is the standard library's alone, for the tools
+    # that import it before they find the reference (bench_reader.py, bench_abi3.py's workers)
+    from reasoning_replay.atomic_files import Replacement  # noqa: PLC0415
+
     labels_out = labels_path_for(out)
     size = 0
-    with out.open("wb") as lines_file, labels_out.open("wb") as labels_file:
+    with Replacement(out) as lines_file, Replacement(labels_out) as labels_file:
+        lines, labels = bytearray(), bytearray()
         for line, label in iter_records(count, seed, invalid_fraction):
             data = line.encode("utf-8") + b"\n"
             size += len(data)
-            lines_file.write(data)
-            labels_file.write(_dump(label).encode("utf-8") + b"\n")
+            lines += data
+            labels += _dump(label).encode("utf-8") + b"\n"
+            if len(lines) >= _FLUSH_BYTES:
+                lines_file.write(lines)
+                labels_file.write(labels)
+                lines.clear()
+                labels.clear()
+        lines_file.write(lines)
+        labels_file.write(labels)
     return labels_out, size
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Final
 
 import yaml
+from reasoning_replay.atomic_files import replace_file
 from reasoning_replay.suite.forms import form_tags
 from reasoning_replay.suite.items_form import vector_form
 
@@ -104,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for change in changes:
             print(f"{path.relative_to(args.vectors)} [{change.case_id}]: {list(change.new)}")
         if changes and args.write:
-            path.write_text(rewritten(text, changes), encoding="utf-8")
+            replace_file(path, rewritten(text, changes).encode("utf-8"))
         changed += len(changes)
     verb = "rewrote" if args.write else "would rewrite"
     print(f"{verb} the tags of {changed} case(s)", file=sys.stderr)

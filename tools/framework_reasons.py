@@ -31,6 +31,7 @@ import yaml
 REPO: Final = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "reference_impl"))
 
+from reasoning_replay.atomic_files import replace_file  # noqa: E402
 from reasoning_replay.suite.vectors import load_suite  # noqa: E402
 
 Classes = dict[str, tuple[str, str]]
@@ -569,7 +570,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = json.loads(args.report.read_text(encoding="utf-8"))
     document = {"implementation": args.framework, "entries": entries(args.framework, report)}
     text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
-    args.expectations.write_text(text, encoding="utf-8")
+    replace_file(args.expectations, text.encode("utf-8"))
     print(f"{len(document['entries'])} entries written to {args.expectations}")
     return 0
 

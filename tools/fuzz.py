@@ -68,12 +68,14 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from leak_corpus import corpus
+from reasoning_replay.atomic_files import replace_file
 from reasoning_replay.diagnostics import Code
 from reasoning_replay.history import history_files
 from reasoning_replay.history.export import ExportMode, export_history
 from reasoning_replay.history.history_files import (
     HistoryFileProblem,
     parse_json_file,
+    parse_json_file_exhaustively,
     read_message_channels_exhaustively,
 )
 from reasoning_replay.history.scan import scan_text
@@ -181,6 +183,29 @@ def _typed(value: object) -> object:
     if isinstance(value, float):
         return ("float", repr(value))
     return (type(value).__name__, value)
+
+
+def _file_reading(value: object) -> object:
+    """A history file's reading as compared across paths: its problem's code, or its value as
+    a flat list of type-tagged tokens (a loop, not recursion: a file may nest deeper than the
+    interpreter's recursion limit)."""
+    if isinstance(value, HistoryFileProblem):
+        return value.code
+    tokens: list[object] = []
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            tokens.append(("object", list(current)))
+            stack.extend(reversed(list(current.values())))
+        elif isinstance(current, list):
+            tokens.append(("array", len(current)))
+            stack.extend(reversed(current))
+        elif isinstance(current, float):
+            tokens.append(("float", repr(current)))
+        else:
+            tokens.append((type(current).__name__, current))
+    return tokens
 
 
 def accelerator_differences(text: str | bytes) -> dict[str, str]:
@@ -850,6 +875,12 @@ def history_failures(
         # would also pass an export that keeps it.
         failures[SCAN_MISS] = "SPEC H8: the history holds the canary, scan finds nothing"
     value = parse_json_file(data)
+    # SPEC H1: the C reading of a file answers only what the exhaustive reading answers.
+    exhaustive = attempt("history file: exhaustive", partial(parse_json_file_exhaustively, data))
+    if _file_reading(value) != _file_reading(exhaustive):
+        failures["history file: the C reading differs from the exhaustive one"] = (
+            f"C {_file_reading(value)!r:.200}, Python {_file_reading(exhaustive)!r:.200}"
+        )
     if isinstance(value, HistoryFileProblem):
         return failures
     resumable = attempt("export resumable", lambda: targets.export(value, ExportMode.RESUMABLE))
@@ -1255,14 +1286,15 @@ class Fuzzer:
             self.config.corpus.mkdir(parents=True, exist_ok=True)
             for data in self.new_corpus:
                 name = hashlib.sha256(data).hexdigest()[:16]
-                (self.config.corpus / name).write_bytes(data)
+                replace_file(self.config.corpus / name, data)
 
     def report(self, elapsed: float) -> dict[str, Any]:
         paths = [f"{name}({form})" for name in self.targets.paths for form in ("str", "bytes")]
         paths += ["_canonical vs read_canonical", "_strict vs parse_strict_statement"]
         if self.js is not None:
             paths += ["js(str)", "js(bytes)", "capture: reference vs js"]
-        paths += ["validate(str)", "validate(bytes)", "scan", "export resumable", "export redacted"]
+        paths += ["history file: C vs exhaustive", "validate(str)", "validate(bytes)", "scan"]
+        paths += ["export resumable", "export redacted"]
         return {
             "seed": self.config.seed,
             "seconds": round(elapsed, 1),
@@ -1329,7 +1361,7 @@ def run_atheris(config: Config, report_path: Path | None) -> int:
     corpus.mkdir(parents=True, exist_ok=True)
     for text in read_seeds(None):
         data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
-        (corpus / hashlib.sha256(data).hexdigest()[:16]).write_bytes(data)
+        replace_file(corpus / hashlib.sha256(data).hexdigest()[:16], data)
     executions = [0]
     started = time.monotonic()
 
@@ -1343,7 +1375,7 @@ def run_atheris(config: Config, report_path: Path | None) -> int:
                 "paths_compared": [f"{name}(str|bytes)" for name in targets.paths],
                 "findings": findings,
             }
-            report_path.write_text(json.dumps(report, indent=2, ensure_ascii=True) + "\n")
+            replace_file(report_path, _report_bytes(report))
 
     def one_input(data: bytes) -> None:
         executions[0] += 1
@@ -1372,6 +1404,11 @@ def run_atheris(config: Config, report_path: Path | None) -> int:
     atheris.Setup([*arguments, str(corpus)], one_input)
     atheris.Fuzz()
     return 0  # not reached: libFuzzer exits the process
+
+
+def _report_bytes(report: dict[str, Any]) -> bytes:
+    """The JSON report as written: whole or not at all, in place of the last one (SPEC H5)."""
+    return (json.dumps(report, indent=2, ensure_ascii=True) + "\n").encode("ascii")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1408,7 +1445,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     fuzzer.run()
     report = fuzzer.report(time.monotonic() - started)
     if args.report is not None:
-        args.report.write_text(json.dumps(report, indent=2, ensure_ascii=True) + "\n")
+        replace_file(args.report, _report_bytes(report))
     _summary(report, sys.stdout)
     return 1 if report["findings"] else 0
 

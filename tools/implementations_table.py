@@ -4,11 +4,11 @@
 
 Reads every ``DIR/*.json`` (default ``conformance/implementations/reports/``), each written by
 ``conformance run --report json:PATH`` and valid against ``conformance/schemas/report.schema.json``;
-the file's name (``reference.json``, ``javascript.json``, ``fast-agent.json``) is the row's key.
-One row per report: the implementation (linked to its directory), language and version from the
-handshake, the operations it declares, the passed / xfail / unexpected counts of each profile
-(SPEC.md#profiles) from the report's ``profiles``, the skipped count, the suite version and the
-date of the run. Rows sort reference first, then by
+the file's name (``reference.json``, ``javascript.json``, ``rust.json``, ``fast-agent.json``) is the
+row's key. One row per report: the implementation (linked to its directory), language and version
+from the handshake, the operations it declares, the passed / xfail / unexpected counts of each
+profile (SPEC.md#profiles) from the report's ``profiles``, the skipped count, the suite version
+and the date of the run. Rows sort reference first, then by
 name. Under the table, one note per implementation that has something to add: its expectations
 file (entries, the cases they cover, the SPEC rules of those cases and the rules their reasons
 cite) and why cases were skipped.
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from known_implementations import directory_of
 from reasoning_replay.atomic_files import replace_file
 from reasoning_replay.operations import OPERATIONS
 from reasoning_replay.suite import schemas
@@ -44,12 +45,6 @@ SPEC_PATH: Final = REPO / "SPEC.md"
 START: Final = "<!-- implementations:start -->"
 END: Final = "<!-- implementations:end -->"
 REFERENCE: Final = "reference"
-# Where each implementation lives; any other report key K is conformance/implementations/K/.
-DIRECTORIES: Final = {
-    REFERENCE: "reference_impl/reasoning_replay/",
-    "javascript": "conformance/adapters/js/",
-}
-IMPLEMENTATIONS_DIR: Final = "conformance/implementations"
 SPEC_LINK: Final = "SPEC.md"
 _RULE_TOKEN: Final = re.compile(r"\b[A-Z][A-Z0-9]*[0-9](?:\.[0-9]+)*\b")
 _ENTRY_STATES: Final = ("xfail", "skip", "flaky")
@@ -74,7 +69,11 @@ INTRO: Final = "\n".join(
         "([SPEC §13](SPEC.md#profiles)): *verdict* compares the decision and what reaches the",
         "provider (a reject of any code passes a reject case), *diagnostics* the exact codes too.",
         "*xfail* counts the failures that an implementation's expectations file records, each with",
-        "a reason; *unexpected* counts every other failure of a MUST case.",
+        "a reason; *unexpected* counts every other failure of a MUST case. Rule family by rule",
+        "family ([`docs/implementations.md`](docs/implementations.md)), and every case with its",
+        "outcome and reason ([`docs/implementations.html`](docs/implementations.html)):",
+        "`python tools/run_implementations.py` reruns every implementation and regenerates both,",
+        "and this table.",
     )
 )
 
@@ -167,10 +166,6 @@ class Row:
     handshake_error: str | None
     not_applicable: int = 0  # cases of a history form it does not read (SPEC CL4)
     history_formats: tuple[str, ...] = ()  # the forms the run judged it in; () when not said
-
-
-def directory_of(key: str) -> str:
-    return DIRECTORIES.get(key, f"{IMPLEMENTATIONS_DIR}/{key}/")
 
 
 def operation_order(operations: Iterable[str]) -> tuple[str, ...]:

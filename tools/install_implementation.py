@@ -16,8 +16,14 @@ Each ``conformance/implementations/NAME/`` that this tool serves holds an ``envi
   its ``package.json`` and ``package-lock.json`` (``node_modules/`` is git-ignored).
 
 The framework is never a dependency of this project: it lives only in that environment, and its
-adapter must not import ``reasoning_replay`` (it is measured, not helped). pip's and npm's own
-caches make a second install of the same pinned versions fast; ``--force`` rebuilds.
+adapter must not import ``reasoning_replay`` (it is measured, not helped). ``--force`` rebuilds.
+
+A Python environment is installed from a wheelhouse: the pinned requirements' wheels, downloaded
+once per requirements file, Python version and platform into
+``$XDG_CACHE_HOME/reasoning-replay/wheels/NAME-KEY/`` (default ``~/.cache/...``; the variable
+``REASONING_REPLAY_WHEELS`` names another directory), then installed with ``--no-index``. So a
+second install of the same pins (a fresh clone in CI) reads no package index, whether or not
+pip's own HTTP cache works where it runs. npm's cache does the same for ``npm ci``.
 
 At the end it prints, per implementation, the time the install took and the adapter's command
 line. Exit status: 0 installed, 1 a step failed or the installed version is not the pinned one,
@@ -27,10 +33,13 @@ line. Exit status: 0 installed, 1 a step failed or the installed version is not 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,6 +51,8 @@ from install_fast_agent import candidates, env_python, python_version
 REPO: Final = Path(__file__).resolve().parents[1]
 IMPLEMENTATIONS: Final = REPO / "conformance" / "implementations"
 ENVIRONMENTS: Final = REPO / ".implementations"
+#: the file a complete wheelhouse holds (a copy of the requirements it was downloaded for)
+COMPLETE: Final = "requirements.txt"
 
 
 @dataclass(frozen=True)
@@ -150,9 +161,52 @@ def install(environment: Environment, explicit_python: str | None, force: bool) 
     if not python.exists():
         environment.env.parent.mkdir(exist_ok=True)
         run([interpreter, "-m", "venv", str(environment.env)])
+    requirements = environment.directory / environment.requirements
+    house = fill_wheelhouse(environment, python, requirements)
     pip = [str(python), "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
-    run([*pip, "-r", str(environment.directory / environment.requirements)])
+    run([*pip, "--no-index", "--find-links", str(house), "-r", str(requirements)])
     return installed_version([str(python), "-c", environment.check], environment.directory)
+
+
+def wheel_cache() -> Path:
+    """Where the wheelhouses are kept (see the module docstring)."""
+    if os.environ.get("REASONING_REPLAY_WHEELS"):
+        return Path(os.environ["REASONING_REPLAY_WHEELS"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "reasoning-replay" / "wheels"
+
+
+def wheelhouse_key(requirements: bytes, python: tuple[int, int], platform: str) -> str:
+    """One wheelhouse per pinned requirements file, Python version and platform."""
+    tag = f"\n# python {python[0]}.{python[1]} on {platform}\n".encode()
+    return hashlib.sha256(requirements + tag).hexdigest()[:16]
+
+
+def fill_wheelhouse(environment: Environment, python: Path, requirements: Path) -> Path:
+    """The environment's wheelhouse, downloaded first if it is not complete. A download goes to
+    a directory of its own, renamed into place when complete and removed if it fails."""
+    version = python_version(str(python))
+    if version is None:
+        raise UsageError(f"{environment.name}: {python} does not run")
+    key = wheelhouse_key(requirements.read_bytes(), version, sysconfig.get_platform())
+    house = wheel_cache() / f"{environment.name}-{key}"
+    if (house / COMPLETE).is_file():
+        print(f"+ wheels of {environment.name} from {house}", flush=True)
+        return house
+    partial = house.with_name(f"{house.name}.partial-{os.getpid()}")
+    try:
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        pip = [str(python), "-m", "pip", "--disable-pip-version-check"]
+        run([*pip, "download", "--quiet", "--dest", str(partial), "-r", str(requirements)])
+        (partial / COMPLETE).write_text(requirements.read_text(encoding="utf-8"), encoding="utf-8")
+        if (house / COMPLETE).is_file():  # another install filled it meanwhile
+            return house
+        shutil.rmtree(house, ignore_errors=True)  # an incomplete one, from an older layout
+        partial.rename(house)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    return house
 
 
 def main(argv: Sequence[str] | None = None) -> int:

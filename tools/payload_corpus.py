@@ -88,6 +88,7 @@ from reasoning_replay import (  # noqa: E402
     REPLAY_CHANNEL,
     canonicalize_completed_reasoning_output_item,
 )
+from reasoning_replay.atomic_files import replace_file  # noqa: E402
 
 MANIFEST_NAME: Final = "payload_corpus.json"
 HISTORY_NAME: Final = "history_agent.json"
@@ -366,9 +367,9 @@ def write_corpus(out: Path, params: CorpusParams, command: str) -> CorpusFacts:
         directory = out / name
         directory.mkdir(mode=0o700, exist_ok=True)
         data = history_bytes(history)
-        path = directory / HISTORY_NAME
-        path.write_bytes(data)
-        path.chmod(0o600)
+        # 0600 from the first byte, and whole or not at all: a history holds bearer secrets
+        # (SPEC §16), and a killed run leaves no cut file (SPEC H5)
+        replace_file(directory / HISTORY_NAME, data, mode=0o600)
         total = _plus(total, _facts_of(history, len(data)))
     manifest = {
         "generator": GENERATOR,
@@ -376,7 +377,7 @@ def write_corpus(out: Path, params: CorpusParams, command: str) -> CorpusFacts:
         "parameters": params.to_json(),
         "facts": asdict(total),
     }
-    (out / MANIFEST_NAME).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    replace_file(out / MANIFEST_NAME, (json.dumps(manifest, indent=2) + "\n").encode("utf-8"))
     return total
 
 

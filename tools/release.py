@@ -1,23 +1,29 @@
 """Build every release artifact into one directory and check each one where a user would use it.
 
-    python tools/release.py [--out DIR] [--deps-from-here]
+    python tools/release.py [--out DIR] [--python PATH ...] [--deps-from-here]
     python tools/release.py --sync          # rewrite the generated files, then stop
     python tools/release.py --check-sync    # only say whether a generated file is stale
 
-Artifacts (versions from versions.json): the sdist, the wheel built from that sdist, the npm
-package of the JavaScript implementation, the vectors bundle, the schema bundle, the code registry
-and its schema, versions.json itself; ``manifest.json`` lists them with their SHA-256 and size, and
-``SHA256SUMS`` says the same for ``sha256sum -c``. Checks: the generated files are current; the
-wheel, installed in a scratch virtualenv, runs ``conformance run`` (every vector, in process); the
-npm tarball, installed in a scratch directory, passes the suite through its adapter and serves its
+Artifacts (versions from versions.json): the sdist; two wheels built from that sdist, one for
+every CPython >= 3.11 (the C accelerators on the limited API, tagged ``cp311-abi3-<platform>``)
+and a pure-Python one (``py3-none-any``, for any other Python; hatch_build.py,
+``REASONING_REPLAY_BUILD``); the npm package of the JavaScript implementation, the vectors bundle,
+the schema bundle, the code registry and its schema, versions.json itself; ``manifest.json`` lists
+them with their SHA-256 and size, and ``SHA256SUMS`` says the same for ``sha256sum -c``. Checks:
+the generated files are current; the abi3 wheel, installed in a scratch virtualenv of every
+interpreter to check (``--python``; by default CPython 3.11, 3.12 and 3.13 as pyenv or ``PATH``
+has them, of which 3.11 and 3.13 must be there), imports its accelerators and runs
+``conformance run`` (every vector, in process); so does the pure wheel, without any; the npm
+tarball, installed in a scratch directory, passes the suite through its adapter and serves its
 ``node:test`` helper by the package's name; the schema bundle alone validates a record with the
 network refused, and the code registry validates against its schema.
 
-``--deps-from-here`` gives the scratch virtualenv this interpreter's runtime dependencies instead
-of installing them from the package index (offline; the tests use it). Generated files: the schema
-bundle (from ``schema/*.schema.json``), the code registry (from SPEC §12's table; severities are
-kept from the file) and the README's version table (from versions.json); ``conformance bundle``
-writes the vectors bundle.
+``--deps-from-here`` gives the scratch virtualenvs this interpreter's runtime dependencies instead
+of installing them from the package index (offline; the tests use it), and so checks the wheels
+on this interpreter only (the dependencies' compiled modules are its own). Generated files: the
+schema bundle (from ``schema/*.schema.json``), the code registry (from SPEC §12's table;
+severities are kept from the file) and the README's version table (from versions.json);
+``conformance bundle`` writes the vectors bundle.
 
 Exit status: 0 every artifact built and checked; 1 a check failed; 2 usage error or a tool missing.
 """
@@ -35,6 +41,7 @@ import sys
 import tarfile
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +65,7 @@ from reasoning_replay.versions import (
 )
 
 T = TypeVar("T")
+ABI3_INTERPRETER: Final = "cp311"  # hatch_build.ABI3_INTERPRETER (tests/test_release.py)
 REPO: Final = Path(__file__).resolve().parents[1]
 JS_DIR: Final = REPO / "conformance" / "adapters" / "js"
 README_BLOCK: Final = re.compile(r"(<!-- versions:start -->\n)(.*?)(\n<!-- versions:end -->)", re.S)
@@ -230,25 +238,128 @@ def prepare_out(out: Path) -> None:
         (out / name).unlink(missing_ok=True)
 
 
+WHEELS: Final = {
+    # REASONING_REPLAY_BUILD value: (artifact kind, how the file name ends, compiled modules)
+    "abi3": ("python-wheel-abi3", f"-{ABI3_INTERPRETER}-abi3-", ".abi3.so"),
+    "pure": ("python-wheel-pure", "-py3-none-any.whl", None),
+}
+
+
 def build_python(out: Path, scratch: Path) -> list[Artifact]:
+    """The sdist, then each wheel of :data:`WHEELS` built from it, as installers build them (a
+    file the sdist lacks fails here)."""
     run([sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(out)], REPO)
     sdists = list(out.glob("reasoning_replay-*.tar.gz"))
     if len(sdists) != 1:
         raise ReleaseError(f"expected one sdist in {out}, found {sdists}")
-    # The wheel is built from the sdist, as installers do: a file the sdist lacks fails here.
     with tarfile.open(sdists[0]) as archive:
         archive.extractall(scratch / "sdist", filter="data")
     (source,) = (scratch / "sdist").iterdir()
-    pip_wheel = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"]
-    run(
-        [*pip_wheel, "--no-index", "-w", str(out), str(source)],
-        scratch,
-        env=clean_env(),
+    artifacts = [Artifact(sdists[0], "python-sdist")]
+    for build, (kind, name_part, module_suffix) in WHEELS.items():
+        wheel_dir = scratch / f"wheel-{build}"
+        pip_wheel = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"]
+        env = clean_env() | {"REASONING_REPLAY_BUILD": build}
+        run([*pip_wheel, "--no-index", "-w", str(wheel_dir), str(source)], scratch, env=env)
+        (wheel,) = wheel_dir.glob("reasoning_replay-*.whl")
+        with zipfile.ZipFile(wheel) as archive:
+            compiled = sorted(n for n in archive.namelist() if n.endswith(".so"))
+        expected = (
+            []
+            if module_suffix is None
+            else [
+                f"reasoning_replay/_canonical{module_suffix}",
+                f"reasoning_replay/_strict{module_suffix}",
+            ]
+        )
+        if name_part not in wheel.name or compiled != expected:
+            raise ReleaseError(
+                f"the {build} wheel is {wheel.name} holding {compiled or 'no compiled module'}; "
+                f"expected a name with {name_part!r} holding {expected or 'none'} (a C compiler "
+                "and the Python headers are needed: see the build's warning)"
+            )
+        target = out / wheel.name
+        shutil.move(wheel, target)
+        artifacts.append(Artifact(target, kind))
+    return artifacts
+
+
+# ---------------------------------------------------------------------------------------------
+# Interpreters
+
+
+@dataclass(frozen=True, slots=True)
+class Interpreter:
+    path: Path
+    version: tuple[int, int]
+
+    @property
+    def name(self) -> str:
+        return f"Python {self.version[0]}.{self.version[1]}"
+
+
+VERSION_OF: Final = "import sys; print(sys.implementation.name, *sys.version_info[:2])"
+
+
+def interpreter(path: Path) -> Interpreter | None:
+    """``path`` as a CPython interpreter, or ``None`` when it is not one that runs."""
+    try:
+        completed = subprocess.run(
+            [str(path), "-c", VERSION_OF], capture_output=True, text=True, check=True, timeout=30
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    name, major, minor = completed.stdout.split()
+    return Interpreter(path, (int(major), int(minor))) if name == "cpython" else None
+
+
+def candidate_pythons() -> list[Path]:
+    """pyenv's CPython 3.11 and later, else ``python3.X`` on ``PATH``, one per minor version
+    (the newest patch release)."""
+    found: dict[str, Path] = {}
+    pyenv_root = os.environ.get("PYENV_ROOT") or str(Path.home() / ".pyenv")
+    versions = sorted(
+        Path(pyenv_root, "versions").glob("3.*.*"),
+        key=lambda p: tuple(int(n) if n.isdigit() else -1 for n in p.name.split(".")),
     )
-    wheels = list(out.glob("reasoning_replay-*.whl"))
-    if len(wheels) != 1:
-        raise ReleaseError(f"expected one wheel in {out}, found {wheels}")
-    return [Artifact(sdists[0], "python-sdist"), Artifact(wheels[0], "python-wheel")]
+    for directory in versions:
+        minor = ".".join(directory.name.split(".")[:2])
+        if (directory / "bin" / "python3").is_file():
+            found[minor] = directory / "bin" / "python3"
+    for minor in SUPPORTED_MINORS:
+        on_path = shutil.which(f"python{minor}")
+        if f"{minor}" not in found and on_path is not None:
+            found[minor] = Path(on_path)
+    return [found[m] for m in SUPPORTED_MINORS if m in found]
+
+
+SUPPORTED_MINORS: Final = ("3.11", "3.12", "3.13")
+REQUIRED: Final = ((3, 11), (3, 13))  # the oldest CPython the wheel is for, and the newest here
+
+
+def interpreters(given: Sequence[Path], *, deps_from_here: bool) -> list[Interpreter]:
+    """The interpreters to check the abi3 wheel on: this one with ``--deps-from-here``, else
+    those given, else every candidate, which must include :data:`REQUIRED`."""
+    if deps_from_here:
+        if given:
+            raise ReleaseError("--deps-from-here checks this interpreter only: drop --python")
+        here = interpreter(Path(sys.executable))
+        assert here is not None
+        return [here]
+    chosen = [i for i in map(interpreter, given or candidate_pythons()) if i is not None]
+    if len(chosen) < len(given):
+        raise ReleaseError(f"not a CPython interpreter that runs: {', '.join(map(str, given))}")
+    if not given:
+        missing = [f"{a}.{b}" for a, b in REQUIRED if (a, b) not in {i.version for i in chosen}]
+        if missing:
+            raise ReleaseError(
+                f"no CPython {' or '.join(missing)} to check the abi3 wheel on: install it "
+                "(pyenv install 3.13) or name interpreters with --python"
+            )
+    too_old = [i for i in chosen if i.version < REQUIRED[0]]
+    if too_old:
+        raise ReleaseError(f"the wheel is for CPython >= 3.11, not {too_old[0].name}")
+    return chosen
 
 
 def build_npm(out: Path) -> Artifact:
@@ -311,16 +422,18 @@ test('the packed helper serves the packed vectors', async (t) => {
 """
 
 
-def scratch_venv(scratch: Path, wheel: Path, *, deps_from_here: bool) -> Path:
-    venv = scratch / "venv"
+def scratch_venv(
+    scratch: Path, wheel: Path, python: Interpreter, *, name: str, deps_from_here: bool
+) -> Path:
+    venv = scratch / name
     env = clean_env()
     # No pip inside: this interpreter's pip installs into it (--python), which saves ensurepip.
-    run([sys.executable, "-m", "venv", "--without-pip", str(venv)], scratch, env=env)
-    python = venv / "bin" / "python"
-    pip = [sys.executable, "-m", "pip", "--python", str(python), "install"]
+    run([str(python.path), "-m", "venv", "--without-pip", str(venv)], scratch, env=env)
+    venv_python = venv / "bin" / "python"
+    pip = [sys.executable, "-m", "pip", "--python", str(venv_python), "install"]
     if deps_from_here:
         purelib = run(
-            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            [str(venv_python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
             scratch,
             env=env,
         )
@@ -337,13 +450,36 @@ def scratch_venv(scratch: Path, wheel: Path, *, deps_from_here: bool) -> Path:
     return venv
 
 
-def check_wheel(venv: Path, table: Versions, scratch: Path) -> str:
+# Run by the scratch virtualenv's Python: which accelerators the installed reader uses.
+ACCELERATOR_CHECK: Final = """
+import sys
+from reasoning_replay.record import reader
+names = [f"reasoning_replay.{m}" for m in ("_canonical", "_strict")]
+files = [sys.modules[n].__file__.rsplit("/", 1)[1] for n in names if n in sys.modules]
+print(reader.ACCELERATED, reader.parse_strict_is_accelerated(), *files)
+"""
+
+
+def check_wheel(venv: Path, table: Versions, scratch: Path, *, module_suffix: str | None) -> str:
+    """``conformance --version`` and ``conformance run`` of the installed wheel, whose reader
+    uses the accelerators ending in ``module_suffix`` (``None``: none)."""
     conformance = str(venv / "bin" / "conformance")
     version = run([conformance, "--version"], scratch, env=clean_env())
     if not version.endswith(versions_text(table) + "\n"):
         raise ReleaseError(f"the installed wheel's --version is not versions.json's:\n{version}")
+    used = run([str(venv / "bin" / "python"), "-c", ACCELERATOR_CHECK], scratch, env=clean_env())
+    expected = (
+        "False False"
+        if module_suffix is None
+        else f"True True _canonical{module_suffix} _strict{module_suffix}"
+    )
+    if used.strip() != expected:
+        raise ReleaseError(
+            f"the installed wheel's accelerators are {used.strip()!r}, not {expected!r}"
+        )
     summary = run([conformance, "run", "--no-progress"], scratch, env=clean_env())
-    return summary.strip().splitlines()[-1]
+    accelerators = "no accelerator" if module_suffix is None else f"*{module_suffix}"
+    return f"{accelerators}; {summary.strip().splitlines()[-1]}"
 
 
 def check_npm(venv: Path, tarball: Path, scratch: Path) -> str:
@@ -436,7 +572,30 @@ def names(artifacts: Sequence[Artifact]) -> str:
     return ", ".join(a.path.name for a in artifacts)
 
 
-def release(out: Path, *, deps_from_here: bool) -> list[Artifact]:
+def check_abi3_wheel(
+    wheel: Path, python: Interpreter, table: Versions, scratch: Path, deps_from_here: bool
+) -> Path:
+    """The abi3 wheel installed in a scratch virtualenv of ``python``, checked; that venv."""
+    venv = timed(
+        f"abi3 wheel into a scratch virtualenv of {python.name}",
+        lambda: scratch_venv(
+            scratch,
+            wheel,
+            python,
+            name=f"venv-abi3-{python.version[0]}.{python.version[1]}",
+            deps_from_here=deps_from_here,
+        ),
+        lambda _: "installed" + (" (dependencies from here)" if deps_from_here else ""),
+    )
+    timed(
+        f"{python.name}, abi3 wheel: conformance run",
+        lambda: check_wheel(venv, table, scratch, module_suffix=".abi3.so"),
+        str,
+    )
+    return venv
+
+
+def release(out: Path, *, deps_from_here: bool, pythons: Sequence[Path] = ()) -> list[Artifact]:
     table = versions()
     stale_files = stale(generated_files(table))
     if stale_files:
@@ -444,24 +603,45 @@ def release(out: Path, *, deps_from_here: bool) -> list[Artifact]:
             "stale generated files: "
             + "; ".join(f"{g.path.relative_to(REPO)} (run `{g.how}`)" for g in stale_files)
         )
+    checked = interpreters(pythons, deps_from_here=deps_from_here)
+    here = interpreter(Path(sys.executable))
+    assert here is not None
     prepare_out(out)
     with tempfile.TemporaryDirectory(prefix="reasoning-replay-release-") as tmp:
         scratch = Path(tmp)
-        python = timed("sdist, and the wheel from it", lambda: build_python(out, scratch), names)
+        python = timed("sdist, and the wheels from it", lambda: build_python(out, scratch), names)
+        wheels = {a.kind: a.path for a in python}
         npm = timed("npm package", lambda: [build_npm(out)], names)
         data = timed("data files", lambda: copy_data(out), names)
-        venv = timed(
-            "wheel into a scratch virtualenv",
-            lambda: scratch_venv(scratch, python[1].path, deps_from_here=deps_from_here),
-            lambda _: "installed" + (" (dependencies from here)" if deps_from_here else ""),
+        how = " (dependencies from here)" if deps_from_here else ""
+        venvs = [
+            check_abi3_wheel(wheels["python-wheel-abi3"], each, table, scratch, deps_from_here)
+            for each in checked
+        ]
+        if deps_from_here:
+            print(f"other interpreters: not checked (--deps-from-here: {here.name} only)")
+        pure = timed(
+            f"pure wheel into a scratch virtualenv of {here.name}",
+            lambda: scratch_venv(
+                scratch,
+                wheels["python-wheel-pure"],
+                here,
+                name="venv-pure",
+                deps_from_here=deps_from_here,
+            ),
+            lambda _: "installed" + how,
         )
-        timed("installed wheel: conformance run", lambda: check_wheel(venv, table, scratch), str)
         timed(
-            "npm package: its node:test helper, and the suite through its adapter",
-            lambda: check_npm(venv, npm[0].path, scratch),
+            f"{here.name}, pure wheel: conformance run",
+            lambda: check_wheel(pure, table, scratch, module_suffix=None),
             str,
         )
-        timed("schema bundle and code registry", lambda: check_schemas(venv, out, scratch), str)
+        timed(
+            "npm package: its node:test helper, and the suite through its adapter",
+            lambda: check_npm(venvs[0], npm[0].path, scratch),
+            str,
+        )
+        timed("schema bundle and code registry", lambda: check_schemas(venvs[0], out, scratch), str)
     artifacts = [*python, *npm, *data]
     write_manifest(out, artifacts)
     return artifacts
@@ -473,9 +653,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--out", type=Path, default=REPO / "dist", help="output directory (default dist/)"
     )
     parser.add_argument(
+        "--python",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a CPython >= 3.11 to check the abi3 wheel on (repeatable; default: pyenv's or "
+        "PATH's 3.11, 3.12 and 3.13)",
+    )
+    parser.add_argument(
         "--deps-from-here",
         action="store_true",
-        help="scratch venv uses this interpreter's dependencies (offline)",
+        help="scratch venvs use this interpreter's dependencies (offline; this interpreter only)",
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
@@ -499,7 +688,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             for g in left:
                 print(f"stale: {g.path.relative_to(REPO)} (run `{g.how}`)", file=sys.stderr)
             return 1 if left else 0
-        artifacts = release(args.out.resolve(), deps_from_here=args.deps_from_here)
+        artifacts = release(
+            args.out.resolve(), deps_from_here=args.deps_from_here, pythons=args.python
+        )
     except ReleaseError as exc:
         print(f"\nrelease: {exc}", file=sys.stderr)
         return 1

@@ -133,8 +133,17 @@ def chosen_versions(versions: Sequence[str], newest: str | None) -> list[str]:
 # --- environments ---------------------------------------------------------------------------
 
 
+def pinned(name: str) -> str:
+    """``name==VERSION`` as constraints/ci.txt pins it for CI (README's test command)."""
+    for line in (REPO / "constraints" / "ci.txt").read_text(encoding="utf-8").splitlines():
+        if line.lower().startswith(f"{name.lower()}=="):
+            return line.strip()
+    raise SystemExit(f"constraints/ci.txt does not pin {name}")
+
+
 def requirements(version: str) -> list[str]:
-    return [f"openai[realtime]=={version}", "pytest>=8.0", "-e", str(REPO)]
+    # Only openai varies; the test runner is CI's (the other pins would fix openai's own needs).
+    return [f"openai[realtime]=={version}", pinned("pytest"), "-e", str(REPO)]
 
 
 def venv_python(directory: Path) -> Path:
@@ -171,7 +180,7 @@ def make_environment(directory: Path, version: str) -> None:
         capture_output=True,
         text=True,
     )
-    (directory / MARKER).write_text(json.dumps(wanted_marker(version)))
+    replace_file(directory / MARKER, json.dumps(wanted_marker(version)).encode("utf-8"))
 
 
 def environment_facts(directory: Path) -> dict[str, str]:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from reasoning_replay import parse_reasoning_replay_envelope
+from reasoning_replay.atomic_files import replace_file
 from reasoning_replay.cli import scan, validate
 from reasoning_replay.cli.export import cmd_export
 from reasoning_replay.cli.main import build_parser
@@ -304,7 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         current = args.spec.read_text(encoding="utf-8")
         expected = rendered(current)
         if args.write and expected != current:
-            args.spec.write_text(expected, encoding="utf-8")
+            replace_file(args.spec, expected.encode("utf-8"))
     except (OSError, ExampleError) as error:
         print(f"spec_examples: {error}", file=sys.stderr)
         return 2

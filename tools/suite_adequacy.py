@@ -3,6 +3,9 @@ or not by the MUST vectors.
 
     python tools/suite_adequacy.py [--jobs N] [-k NAME ...] [--list]
 
+``--jobs N`` asks for up to N worker processes; like ``validate --jobs``, a run never starts
+more than there are usable CPUs or mutants to run (one worker: none, in this process).
+
 Each mutant is another reading of one SPEC rule (a flipped comparison, a missing check, another
 order of checks, another limit, a rule applied to the wrong messages, ...), applied in-process by
 replacing a function or constant of the reference, or by wrapping one operation of
@@ -39,7 +42,15 @@ from typing import Any, Final
 import msgspec
 from reasoning_replay import operations
 from reasoning_replay.diagnostics import Code
-from reasoning_replay.history import export, scan, text_forms, text_redaction, validation
+from reasoning_replay.history import (
+    export,
+    history_files,
+    scan,
+    text_forms,
+    text_redaction,
+    validation,
+)
+from reasoning_replay.history.validate_run import usable_cpus, worker_count
 from reasoning_replay.operations import OperationResult
 from reasoning_replay.ordering import cache_state, overrides, planner
 from reasoning_replay.ordering.cache_state import ALLOWED_EFFORTS
@@ -49,6 +60,7 @@ from reasoning_replay.record import (
     display,
     envelope,
     history,
+    item_types,
     jsontext,
     provider_input,
     providers,
@@ -129,9 +141,11 @@ def _statement_reader(text: str | bytes) -> reader.ReadResult:
 
 
 def statement_paths(p: Patcher) -> None:
-    """No accelerator, no fast path: each reading is the statement of SPEC E6."""
+    """No accelerator, no fast path: each reading is the statement of SPEC E6 (and a history
+    file's, SPEC H1, the exhaustive one)."""
     p.set(canonical_path, "_accelerator", None)
     p.set(general, "_accelerator", None)
+    p.set(history_files, "_accelerator", None)
     p.everywhere(reader.parse_reasoning_replay_envelope, _statement_reader)
 
 
@@ -1052,6 +1066,14 @@ def m_display_channel_replayed(p: Patcher) -> None:
 @mutant("D7", "xAI keeps the ids of assistant message items")
 def m_xai_ids_kept(p: Patcher) -> None:
     p.set(provider_input, "XAI", "xai-never")
+
+
+@mutant("F2", 'only an item whose type is "message" is a message item: the short form is not')
+def m_message_needs_type(p: Patcher) -> None:
+    def literal(item: Mapping[str, Any], role: str) -> bool:
+        return item.get("type") == "message" and item.get("role") == role
+
+    p.everywhere(item_types.is_message, literal)
 
 
 @mutant("D7", "every provider drops the ids of assistant message items")
@@ -3121,6 +3143,999 @@ def m_scan_not_embedded(p: Patcher) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# Readings decided for issue 19, each recorded in conformance/readings/spec-readings.yaml
+
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+# An ill-formed lead and the unit after it: a lone high surrogate, or a UTF-8 lead byte that is
+# not UTF-8, as the reader's statement holds it (surrogateescape).
+_ILL_FORMED_LEAD_AND_NEXT: Final = re.compile("[\ud800-\udbff\udcc2-\udcf4].", re.DOTALL)
+
+
+def _replaced(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD, as U1 measures and hashes it."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
+@mutant(
+    "E4-limits",
+    "the depth scan decodes leniently: a lone lead byte or high surrogate takes the next unit",
+)
+def m_depth_scan_bad_byte_swallows_next(p: Patcher) -> None:
+    original = jsontext.nesting_depth_exceeds
+
+    def mutated(text: str, limit: int = jsontext.MAX_DEPTH) -> bool:
+        return original(_ILL_FORMED_LEAD_AND_NEXT.sub("\ufffd", text), limit)
+
+    p.everywhere(original, mutated)
+
+
+def _depth_scan(*, escapes: bool) -> Callable[..., bool]:
+    """E4.1's scan where a quote right after a backslash never ends a string literal, even when
+    that backslash is itself escaped (``escapes``), or where a backslash escapes nothing."""
+
+    def exceeds(text: str, limit: int = jsontext.MAX_DEPTH) -> bool:
+        depth, in_string, previous = 0, False, ""
+        for character in text:
+            if in_string:
+                in_string = character != '"' or (escapes and previous == "\\")
+            elif character == '"':
+                in_string = True
+            elif character in "[{":
+                depth += 1
+                if depth > limit:
+                    return True
+            elif character in "]}" and depth:
+                depth -= 1
+            previous = character
+        return False
+
+    return exceeds
+
+
+@mutant("E4-limits", "a quote after a backslash is escaped, even when the backslash is escaped")
+def m_depth_scan_quote_after_any_backslash(p: Patcher) -> None:
+    p.everywhere(jsontext.nesting_depth_exceeds, _depth_scan(escapes=True))
+
+
+@mutant("E4-limits", "a backslash escapes nothing in the depth scan: the next quote ends a string")
+def m_depth_scan_no_escapes(p: Patcher) -> None:
+    p.everywhere(jsontext.nesting_depth_exceeds, _depth_scan(escapes=False))
+
+
+@mutant(
+    "E4-limits", "an unterminated string literal hides nothing: the brackets after its quote count"
+)
+def m_depth_scan_unterminated_string_counts(p: Patcher) -> None:
+    p.set(jsontext, "_DEPTH_TOKEN", re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL))
+
+
+@mutant("P2", "a replay leaves a stored configuration update out, as a plan does (F2)")
+def m_replay_drops_stored_updates(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None:
+            return result
+        sent = [i for i in result.output["input"] if i.get("type") != "configuration_update"]
+        return OperationResult(output={**result.output, "input": sent})
+
+    p.wrap("replay", wrapper)
+
+
+@mutant("F9", "a continuation reports only the diagnostics of the messages it sends")
+def m_continuation_tail_diagnostics(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        if result.output is None or "previous_response_id" not in result.output["request"]:
+            return result
+        messages = data["history"]["messages"]
+        last = max(i for i, m in enumerate(messages) if m.get("role") == "assistant")
+        tail = [d for d in result.output["diagnostics"] if d["message_index"] > last]
+        return OperationResult(output={**result.output, "diagnostics": tail})
+
+    p.wrap("plan", wrapper)
+
+
+@mutant("C2", "an empty content array of the output item is kept in the envelope")
+def m_capture_keeps_empty_content(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        item = data.get("output_item")
+        if result.output is None or not (isinstance(item, Mapping) and item.get("content") == []):
+            return result
+        envelope_value = json.loads(result.output["envelope_text"])
+        envelope_value["item"]["content"] = []
+        text = json.dumps(envelope_value, separators=(",", ":"), ensure_ascii=False)
+        return OperationResult(output={**result.output, "envelope_text": text})
+
+    p.wrap("capture", wrapper)
+
+
+@mutant("T1", "only replayed items are counted, not a message's own reasoning items")
+def m_own_reasoning_not_counted(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        result = call(data)
+        history_value = data.get("history")
+        messages = history_value.get("messages") if isinstance(history_value, Mapping) else None
+        if result.output is None or not isinstance(messages, list):
+            return result
+        own = [
+            item
+            for message in messages
+            if isinstance(message, Mapping)
+            for item in message.get("items", ())
+            if isinstance(item, Mapping) and item.get("type") == "reasoning"
+        ]
+        counters = result.output["counters"]
+        counted = telemetry.replay_telemetry(
+            [item for item in result.output["input"] if item not in own],
+            deduplicated_exact=counters["replay_deduplicated_exact_count"],
+            id_ciphertext_conflicts=counters["replay_id_ciphertext_conflict_count"],
+        )
+        return OperationResult(output={**result.output, "counters": counted.to_json()})
+
+    p.wrap("replay", wrapper)
+
+
+@mutant("U1", "ids are compared after U1's replacement: x\\ud800 and x\\ufffd are one id")
+def m_ids_compared_after_replacement(p: Patcher) -> None:
+    def wrapper(data: Mapping[str, Any], call: Handler) -> OperationResult:
+        entries = data.get("entries")
+        if not isinstance(entries, list):
+            return call(data)
+        replaced = [
+            {**e, "item": {**e["item"], "id": _replaced(e["item"]["id"])}}
+            if isinstance(e, Mapping)
+            and isinstance(e.get("item"), Mapping)
+            and isinstance(e["item"].get("id"), str)
+            else e
+            for e in entries
+        ]
+        return call({**data, "entries": replaced})
+
+    p.wrap("dedupe", wrapper)
+
+
+@mutant("U1", "a raw lone surrogate in a cache-state record's text is read as U+FFFD")
+def m_record_surrogate_replaced(p: Patcher) -> None:
+    original = cache_state.read_cache_state
+
+    def mutated(blocks: object = ()) -> object:
+        if isinstance(blocks, list) and len(blocks) == 1 and isinstance(blocks[0], Mapping):
+            text = blocks[0].get("text")
+            if isinstance(text, str):
+                blocks = [{**blocks[0], "text": _replaced(text)}]
+        return original(blocks)
+
+    p.everywhere(original, mutated)
+
+
+@mutant("U1", "the diagnostic view's id has each lone surrogate replaced by U+FFFD")
+def m_view_id_replaced(p: Patcher) -> None:
+    original = redaction.redact_reasoning_replay_for_diagnostics
+
+    def mutated(item: Any) -> dict[str, Any]:
+        view = original(item)
+        if isinstance(view["id"], str):
+            view["id"] = _replaced(view["id"])
+        return view
+
+    p.everywhere(original, mutated)
+
+
+@mutant("F12", "F8's update-capable rows apply by the registry, whatever the target provider")
+def m_f8_rows_for_every_target(p: Patcher) -> None:
+    original = planner.plan_request
+
+    def plan(messages: Any, settings: planner.PlanSettings) -> Any:
+        rejected = overrides.check_overrides(
+            settings.model,
+            settings.desired_effort,
+            settings.instance_key,
+            settings.metadata,
+            settings.update_capable,
+        )
+        return rejected if rejected is not None else original(messages, settings)
+
+    p.everywhere(original, plan)
+
+
+@mutant("F9", "any response_id but null is a response id: an empty string or a number continues")
+def m_any_response_id_continues(p: Patcher) -> None:
+    original = history.history_from_json
+
+    def read(raw: object) -> tuple[history.HistoryMessage, ...]:
+        messages = original(raw)
+        stored = raw.get("messages") if isinstance(raw, Mapping) else None
+        if not isinstance(stored, list):
+            return messages
+        return tuple(
+            dataclasses.replace(m, response_id=s.get("response_id"))
+            if isinstance(s, Mapping)
+            else m
+            for m, s in zip(messages, stored, strict=True)
+        )
+
+    def transport(messages: Any, planned: Any, chosen: Any) -> dict[str, Any]:
+        last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=None)
+        continues = chosen is planner.PlanTransport.WEBSOCKET_CONTINUATION
+        if continues and last is not None and messages[last].response_id is not None:
+            return {
+                "input": planned.after(last),
+                "previous_response_id": messages[last].response_id,
+            }
+        return {"input": planned.items}
+
+    p.everywhere(original, read)
+    p.set(planner, "_input_for_transport", transport)
+
+
+@mutant("H1", "a byte-order mark before a history file is skipped")
+def m_history_bom_skipped(p: Patcher) -> None:
+    original = history_files.parse_json_file
+
+    def mutated(data: str | bytes) -> object:
+        if isinstance(data, bytes):
+            return original(data.removeprefix(b"\xef\xbb\xbf"))
+        return original(data.removeprefix("\ufeff"))
+
+    p.everywhere(original, mutated)
+
+
+@mutant("H1", "a member named twice in a history file is read last-wins, as Python's json does")
+def m_history_duplicates_last_wins(p: Patcher) -> None:
+    p.set(history_files, "_refuse_duplicates", dict)
+
+
+@mutant("H1", "NaN and Infinity in a history file are numbers")
+def m_history_nan_accepted(p: Patcher) -> None:
+    p.set(history_files, "_refuse_constant", float)
+
+
+def _holds_surrogate(value: object) -> bool:
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, str):
+            if _LONE_SURROGATE.search(current):
+                return True
+        elif isinstance(current, dict):
+            stack.extend(current)
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+    return False
+
+
+@mutant("H1", "an escaped lone surrogate anywhere in a history file makes it malformed")
+def m_history_escaped_surrogate_malformed(p: Patcher) -> None:
+    original = history_files.parse_json_file
+
+    def mutated(data: str | bytes) -> object:
+        value = original(data)
+        if not isinstance(value, history_files.HistoryFileProblem) and _holds_surrogate(value):
+            return history_files.HistoryFileProblem(Code.HISTORY_MALFORMED, "lone surrogate")
+        return value
+
+    p.everywhere(original, mutated)
+
+
+_OPTIONAL_MEMBERS: Final = (
+    "channels",
+    "tool_calls",
+    "tool_results",
+    "provider",
+    "stop_reason",
+    "phase",
+    "is_template",
+    "timestamp",
+)
+
+
+@mutant("H1", "an optional member of a message set to null is malformed, not absent")
+def m_history_null_member_malformed(p: Patcher) -> None:
+    original = history_files._message
+
+    def mutated(index: int, raw: object) -> object:
+        if isinstance(raw, dict) and any(
+            name in raw and raw[name] is None for name in _OPTIONAL_MEMBERS
+        ):
+            return history_files.HistoryFileProblem(Code.HISTORY_MALFORMED, "null member")
+        return original(index, raw)
+
+    p.set(history_files, "_message", mutated)
+
+
+def _scan_without_misplaced(*, report: bool) -> Apply:
+    def apply(p: Patcher) -> None:
+        original = validation._scan_blocks
+
+        def mutated(messages: Any) -> Any:
+            scan_found = original(messages)
+            if not report:
+                scan_found.located = [
+                    entry
+                    for entry in scan_found.located
+                    if entry[3].code is not Code.REPLAY_CHANNEL_MISPLACED
+                ]
+            scan_found.misplaced = 0
+            return scan_found
+
+        p.set(validation, "_scan_blocks", mutated)
+
+    return apply
+
+
+@mutant("H3", "replay channels of other messages are not read, so nothing is reported of them")
+def m_misplaced_channels_not_reported(p: Patcher) -> None:
+    _scan_without_misplaced(report=False)(p)
+
+
+@mutant("H3", "a history whose user message holds replay blocks still replays as stored")
+def m_misplaced_channels_replay_as_stored(p: Patcher) -> None:
+    _scan_without_misplaced(report=True)(p)
+
+
+@mutant("H3", "a redacted record is an error, as every code of E6 but the legacy ones")
+def m_redacted_record_error(p: Patcher) -> None:
+    original = validation.severity_of
+
+    def mutated(code: Code) -> validation.Severity:
+        return validation.Severity.ERROR if code is Code.REDACTED_RECORD else original(code)
+
+    p.set(validation, "severity_of", mutated)
+
+
+def _display_text_reading(
+    *,
+    content_fallback: bool = False,
+    drop_before_trim: bool = False,
+    body_of_untrimmed: bool = False,
+    join_bodies: bool = False,
+) -> Apply:
+    """ST3's display text under another reading of one of its steps."""
+
+    def display_text(item: ReasoningReplayItem) -> str | None:
+        texts = [text for text in item.summary if text] if drop_before_trim else list(item.summary)
+        if content_fallback and not [text for text in item.summary if text]:
+            texts = [text for text in item.content or () if text]
+        kept = []
+        for text in texts:
+            trimmed = text.strip(display.TRIMMED)
+            body = display._body(text if body_of_untrimmed else trimmed).strip(display.TRIMMED)
+            if body == display.EMPTY_SUMMARY_PLACEHOLDER or (not trimmed and not drop_before_trim):
+                continue
+            kept.append(body if join_bodies else trimmed)
+        return display.PART_SEPARATOR.join(kept) or None
+
+    def apply(p: Patcher) -> None:
+        p.set(display, "display_text", display_text)
+
+    return apply
+
+
+@mutant("ST3", "with no summary text, the content parts give the display text")
+def m_display_content_fallback(p: Patcher) -> None:
+    _display_text_reading(content_fallback=True)(p)
+
+
+@mutant("ST3", "empty parts are dropped before trimming; a part of spaces stays, empty")
+def m_display_empty_before_trim(p: Patcher) -> None:
+    _display_text_reading(drop_before_trim=True)(p)
+
+
+@mutant("ST3", "the <!-- --> body test looks at the part as stored, before trimming")
+def m_display_body_test_untrimmed(p: Patcher) -> None:
+    _display_text_reading(body_of_untrimmed=True)(p)
+
+
+@mutant("ST3", "the parts' bodies are joined, without their bold titles")
+def m_display_joins_bodies(p: Patcher) -> None:
+    _display_text_reading(join_bodies=True)(p)
+
+
+@mutant("ST3", "display blocks are trimmed before they are compared")
+def m_display_blocks_trimmed(p: Patcher) -> None:
+    def consistent(items: Sequence[ReasoningReplayItem], texts: Sequence[str]) -> bool:
+        return display.display_consistent(items, [t.strip(display.TRIMMED) for t in texts])
+
+    p.set(validation, "display_consistent", consistent)
+
+
+# ---------------------------------------------------------------------------------------------
+# Readings of the Rust implementation's first-run notes (conformance/adapters/rust/
+# FIRST-RUN-NOTES.md), each recorded in conformance/readings/spec-notes.yaml
+
+
+@mutant("F4", "content counts only when it holds text: an array of empty text parts is no turn")
+def m_empty_text_parts_not_genuine(p: Patcher) -> None:
+    def has_text(item: Mapping[str, Any]) -> bool:
+        content = item.get("content")
+        if isinstance(content, str):
+            return bool(content)
+        return isinstance(content, list) and any(
+            not isinstance(part, Mapping) or part.get("text") != "" for part in content
+        )
+
+    p.set(planner, "_has_content", has_text)
+
+
+@mutant("F4", "the message's role decides: any message item of a user message is its user item")
+def m_message_items_of_any_role_count(p: Patcher) -> None:
+    p.set(planner, "_is_user_message_item", lambda item: item.get("type") == "message")
+
+
+@mutant("F3", "the look-ahead ends at the next message that is not an assistant message")
+def m_lookahead_stops_at_any_message(p: Patcher) -> None:
+    def turn_efforts(messages: Any, records: Mapping[int, Any], desired: str) -> dict[int, Any]:
+        efforts: dict[int, Any] = {}
+        decider: Any = desired
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            if planner.is_genuine_user_turn(message):
+                efforts[index] = decider
+            if message.role == "assistant":
+                record = records.get(index)
+                decider = record.effort if record is not None else None
+            else:  # a continuation, a genuine turn or another role: the look-ahead ends
+                decider = None
+        return efforts
+
+    p.set(planner, "_turn_efforts", turn_efforts)
+
+
+@mutant("F11", "a metadata effort that is not a string does not set the desired effort")
+def m_non_string_desired_effort_ignored(p: Patcher) -> None:
+    original = overrides.desired_effort
+
+    def mutated(configured: object, metadata: Mapping[str, Any]) -> object:
+        reasoning = metadata.get("reasoning")
+        effort = reasoning.get("effort") if isinstance(reasoning, Mapping) else None
+        if effort is not None and not isinstance(effort, str):
+            return configured
+        return original(configured, metadata)
+
+    p.everywhere(original, mutated)
+
+
+@mutant(
+    "F6", "a record of a model that is not update-capable may hold any effort (none is checked)"
+)
+def m_other_model_record_effort_allowed(p: Patcher) -> None:
+    original = cache_state.effort_allowed
+
+    def mutated(effort: object, update_capable: bool) -> bool:
+        return original(effort, update_capable) or (not update_capable and isinstance(effort, str))
+
+    p.everywhere(original, mutated)
+
+
+@mutant("F8", "a stored configuration update rejects a plan for the compact endpoint")
+def m_stored_update_rejects_compact(p: Patcher) -> None:
+    original = planner.plan_request
+
+    def plan(messages: Any, settings: Any) -> Any:
+        stored = any(
+            item.get("type") == "configuration_update"
+            for message in messages
+            for item in message.items
+        )
+        if settings.endpoint is planner.Endpoint.COMPACT and stored:
+            return Code.PLAN_COMPACT_WITH_UPDATES
+        return original(messages, settings)
+
+    p.everywhere(original, plan)
+
+
+def _channels_edited(
+    edit: Callable[[dict[str, Any]], tuple[dict[str, Any], dict[str, Any]]],
+) -> Apply:
+    """A mutant of H1's message shape: ``edit`` splits a message's channels into those the
+    shape check sees and those it is not shown (and that the message keeps as they are)."""
+
+    def apply(p: Patcher) -> None:
+        original = history_files._message
+
+        def mutated(index: int, raw: object) -> object:
+            if not isinstance(raw, dict) or not isinstance(raw.get("channels"), dict):
+                return original(index, raw)
+            checked, kept = edit(raw["channels"])
+            found = original(index, {**raw, "channels": checked})
+            if isinstance(found, history_files.HistoryFileProblem):
+                return found
+            role, channels, provider = found
+            return role, {**channels, **kept}, provider
+
+        p.set(history_files, "_message", mutated)
+
+    return apply
+
+
+@mutant("H1", "in a file, a cache-state channel that is not an array is a malformed record")
+def m_file_cache_state_channel_is_a_record(p: Patcher) -> None:
+    name = cache_state.CACHE_STATE_CHANNEL
+
+    def edit(channels: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        if name in channels and not isinstance(channels[name], list):
+            return {k: v for k, v in channels.items() if k != name}, {name: channels[name]}
+        return channels, {}
+
+    _channels_edited(edit)(p)
+
+
+@mutant("H1", "a channel set to null is absent, as an optional member of a message is")
+def m_null_channel_absent(p: Patcher) -> None:
+    _channels_edited(lambda channels: ({k: v for k, v in channels.items() if v is not None}, {}))(p)
+
+
+@mutant("H3", "a history text given as characters is parsed with its lone surrogates")
+def m_surrogate_history_text_parsed(p: Patcher) -> None:
+    original = history_files.parse_json_file_exhaustively
+
+    def mutated(data: str | bytes) -> object:
+        if isinstance(data, str):
+            try:
+                data.encode("utf-8")
+            except UnicodeEncodeError:
+                try:
+                    return json.loads(
+                        data,
+                        object_pairs_hook=history_files._refuse_duplicates,
+                        parse_constant=history_files._refuse_constant,
+                    )
+                except (ValueError, history_files._NonJsonToken, history_files._DuplicateMember):
+                    return history_files.HistoryFileProblem(Code.HISTORY_MALFORMED, "not JSON")
+        return original(data)
+
+    p.set(history_files, "parse_json_file_exhaustively", mutated)
+
+
+def _title_search_from(start: int) -> Apply:
+    def body(text: str) -> str:
+        if not text.startswith("**"):
+            return text
+        closing = text.find("**", start)
+        if closing < 3:
+            return text
+        rest = text[closing + 2 :]
+        return rest if rest.startswith(("\n", "\r")) else text
+
+    return lambda p: p.set(display, "_body", body)
+
+
+@mutant("ST3", "a title's closing ** is the first found at index 3 or later")
+def m_display_title_search_from_3(p: Patcher) -> None:
+    _title_search_from(3)(p)
+
+
+@mutant("ST3", "a title's closing ** is the next found from index 1, overlapping the opening")
+def m_display_title_search_from_1(p: Patcher) -> None:
+    _title_search_from(1)(p)
+
+
+@mutant("ST3", "only the blocks a request would send are checked against the display channel")
+def m_display_checks_replayed_blocks_only(p: Patcher) -> None:
+    original = validation.validate_history
+
+    def mutated(data: str | bytes, **kw: Any) -> validation.FileReport:
+        report = original(data, **kw)
+        mismatch = Code.DISPLAY_REPLAY_MISMATCH
+        messages = history_files.read_message_channels(data)
+        if isinstance(messages, history_files.HistoryFileProblem):
+            return report
+        names = kw.get("provider_names", providers.REGISTRY_ONLY)
+        issuer = names.issuer_of(kw.get("provider", "openai"))
+        skipped = {
+            f.message_index for f in report.findings if f.code is Code.DEDUPE_EXACT_DUPLICATE
+        } | {
+            index
+            for index, (_role, _channels, recorded) in enumerate(messages)
+            if recorded is not None and names.issuer_of(recorded) != issuer
+        }
+        kept = tuple(
+            f for f in report.findings if f.code is not mismatch or f.message_index not in skipped
+        )
+        return dataclasses.replace(report, findings=kept)
+
+    p.everywhere(original, mutated)
+
+
+@mutant("H2", "a block text is read leniently for its view: duplicates last-wins, any depth")
+def m_view_read_leniently(p: Patcher) -> None:
+    original = export.redacted_record_text
+
+    def mutated(text: str) -> str:
+        verdict = reader.parse_reasoning_replay_envelope(text)
+        if verdict.item is not None or verdict.code in (None, Code.REDACTED_RECORD):
+            return original(text)
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        record = export.redacted_record(verdict.code.value, export._view_of_value(value))
+        return text_redaction.redact_text(text_redaction.compact_json(record))
+
+    p.set(export, "redacted_record_text", mutated)
+
+
+@mutant("H2", "an envelope whose item is not an object has no view")
+def m_view_null_unless_item_object(p: Patcher) -> None:
+    original = export._view_of_value
+
+    def mutated(value: object) -> Any:
+        if isinstance(value, dict) and "item" in value and not isinstance(value["item"], dict):
+            return None
+        return original(value)
+
+    p.set(export, "_view_of_value", mutated)
+
+
+@mutant("H2", "only an item of type reasoning has a view")
+def m_view_only_reasoning_items(p: Patcher) -> None:
+    original = export._view_of_value
+
+    def mutated(value: object) -> Any:
+        item = value.get("item") if isinstance(value, dict) else None
+        if isinstance(item, dict) and item.get("type") != "reasoning":
+            return None
+        return original(value)
+
+    p.set(export, "_view_of_value", mutated)
+
+
+@mutant("H6", "a view's id copied from the item is kept as it is, not redacted as a text")
+def m_view_id_not_text_redacted(p: Patcher) -> None:
+    original = export.redacted_record_text
+
+    def mutated(text: str) -> str:
+        out = original(text)
+        verdict = reader.parse_reasoning_replay_envelope(text)
+        if verdict.item is None:
+            return out
+        record = json.loads(out)
+        record["view"]["id"] = verdict.item.id
+        return text_redaction.compact_json(record)
+
+    p.set(export, "redacted_record_text", mutated)
+
+
+@mutant("R2", "the measured replacement is left as it is only under an encryptedcontent name")
+def m_measured_replacement_only_for_ciphertext_names(p: Patcher) -> None:
+    original = redaction.is_replacement
+
+    def mutated(value: object, name: str) -> bool:
+        measured = isinstance(value, Mapping) and value.keys() != {"redacted"}
+        if measured and redaction.normal_name(name) != redaction.CIPHERTEXT_NORMAL_NAME:
+            return False
+        return original(value, name)
+
+    p.everywhere(original, mutated)
+
+
+@mutant("R2", "a replacement is left as it is only with its members in the order R2 writes them")
+def m_replacement_members_in_order(p: Patcher) -> None:
+    original = redaction.is_replacement
+
+    def mutated(value: object, name: str) -> bool:
+        in_order = isinstance(value, Mapping) and list(value) in (
+            ["redacted"],
+            ["redacted", "bytes", "sha256"],
+        )
+        return in_order and original(value, name)
+
+    p.everywhere(original, mutated)
+
+
+@mutant("R2", "a replacement read from a text with a member named twice counts by its last value")
+def m_repeated_member_replacement_kept(p: Patcher) -> None:
+    def is_replacement(node: Any, name: str) -> bool:
+        if not isinstance(node, scan.JObject):
+            return False
+        members = {m.name.value: m.value for m in node.members}  # last wins
+        label = members.get("redacted")
+        if members.keys() == {"redacted"}:
+            return isinstance(label, scan.JString) and label.value == name
+        digest = members.get("sha256")
+        return (
+            members.keys() == {"redacted", "bytes", "sha256"}
+            and isinstance(label, scan.JString)
+            and label.value == "encrypted_content"
+            and text_redaction._is_count(members["bytes"])
+            and isinstance(digest, scan.JString)
+            and redaction.is_sha256_hex(digest.value)
+        )
+
+    p.set(text_redaction, "_is_replacement", is_replacement)
+
+
+@mutant("R1", "a view's fields list a member named twice twice")
+def m_view_fields_repeat_names(p: Patcher) -> None:
+    original = text_redaction._view_text
+
+    def mutated(node: Any) -> str:
+        view = json.loads(original(node))
+        view["fields"] = [text_redaction.redact_text(m.name.value) for m in node.members]
+        view["fields"].sort()
+        return text_redaction.compact_json(view)
+
+    p.set(text_redaction, "_view_text", mutated)
+
+
+@mutant("R2", "rule 4's bound is off by one: an array or object inside 257 others is replaced")
+def m_nesting_bound_257(p: Patcher) -> None:
+    p.set(redaction, "MAX_REDACTION_DEPTH", 257)
+
+
+@mutant("R2", "rule 4's bound is off by one: an array or object inside 255 others is replaced")
+def m_nesting_bound_255(p: Patcher) -> None:
+    p.set(redaction, "MAX_REDACTION_DEPTH", 255)
+
+
+@mutant(
+    "D2", "a conflict is decided before a duplicate: a copy of a conflicting item is a conflict"
+)
+def m_conflict_before_duplicate(p: Patcher) -> None:
+    def change(ids: list[dedupe.DedupeIdentity]) -> list[dedupe.DedupeDecision]:
+        first: dict[tuple[str, str], dedupe.DedupeIdentity] = {}
+        seen: set[dedupe.DedupeIdentity] = set()
+        out = []
+        for identity in ids:
+            key = (identity.provider, identity.id)
+            if key in first and first[key] != identity:
+                out.append(dedupe.DedupeDecision.KEEP_CONFLICT)
+            elif identity in seen:
+                out.append(dedupe.DedupeDecision.DROP_DUPLICATE)
+            else:
+                out.append(dedupe.DedupeDecision.KEEP)
+            first.setdefault(key, identity)
+            seen.add(identity)
+        return out
+
+    _decisions(change)(p)
+
+
+def _report_changed(change: Callable[[validation.FileReport], validation.FileReport]) -> Apply:
+    def apply(p: Patcher) -> None:
+        original = validation.validate_history
+
+        def mutated(data: str | bytes, **kw: Any) -> validation.FileReport:
+            return change(original(data, **kw))
+
+        p.everywhere(original, mutated)
+
+    return apply
+
+
+@mutant("H3", "a block that is not a text block is counted in no bucket")
+def m_block_not_text_uncounted(p: Patcher) -> None:
+    def change(report: validation.FileReport) -> validation.FileReport:
+        uncounted = sum(f.code is Code.BLOCK_NOT_TEXT for f in report.findings)
+        counts = dataclasses.replace(report.counts, malformed=report.counts.malformed - uncounted)
+        return dataclasses.replace(report, counts=counts)
+
+    _report_changed(change)(p)
+
+
+@mutant(
+    "H3", "a file that is not a history has no block that fails to replay: it replays as stored"
+)
+def m_broken_file_replays_as_stored(p: Patcher) -> None:
+    broken = (Code.HISTORY_MALFORMED, Code.HISTORY_UNREADABLE)
+
+    def change(report: validation.FileReport) -> validation.FileReport:
+        if any(f.code in broken for f in report.findings):
+            return dataclasses.replace(report, replays_as_stored=True)
+        return report
+
+    _report_changed(change)(p)
+
+
+@mutant("H3", "session.json is validated as a history file")
+def m_session_json_validated_as_history(p: Patcher) -> None:
+    p.set(validation, "is_session_file", lambda file_name: False)
+
+
+@mutant("H3", "a block of another issuer is reported, as P4 reports it in a request")
+def m_provider_mismatch_reported(p: Patcher) -> None:
+    def change(report: validation.FileReport) -> validation.FileReport:
+        if not report.provider_mismatch:
+            return report
+        found = validation.Finding(Code.REPLAY_PROVIDER_MISMATCH, level=validation.Severity.WARNING)
+        return dataclasses.replace(report, findings=(*report.findings, found))
+
+    _report_changed(change)(p)
+
+
+@mutant("H3", "a malformed cache-state record is reported with its message index only")
+def m_record_finding_without_block_index(p: Patcher) -> None:
+    def change(report: validation.FileReport) -> validation.FileReport:
+        findings = tuple(
+            dataclasses.replace(f, block_index=None) if f.code is Code.CACHE_STATE_INVALID else f
+            for f in report.findings
+        )
+        return dataclasses.replace(report, findings=findings)
+
+    _report_changed(change)(p)
+
+
+def _values_in_reading(*, length: Callable[[str], int] = len, names: bool = True) -> Apply:
+    """SPEC H8's reading of a value (``scan._values_in``), with lengths counted by ``length``
+    and member names read again as texts or not."""
+
+    def values_in(value: Any, decodings: int) -> Iterator[scan.Material]:
+        stack: list[Any] = [value]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, scan.JObject):
+                pending: list[Any] = []
+                for member in current.members:
+                    if names:
+                        pending.append(member.name)
+                    found = member.value
+                    if scan.is_ciphertext_name(member.name.value) and isinstance(
+                        found, scan.JString
+                    ):
+                        if length(found.value) >= scan.MIN_CIPHERTEXT_CHARS:
+                            pending.append(scan._Found(found.start, found.value))
+                    else:
+                        pending.append(found)
+                stack.extend(reversed(pending))
+            elif isinstance(current, scan.JArray):
+                stack.extend(reversed(current.elements))
+            elif isinstance(current, scan._Found):
+                yield scan.Material(current.offset, current.value)
+            elif isinstance(current, scan.JString):
+                for inner in scan.material(current.value, decodings):
+                    yield scan.Material(current.start, inner.value)
+
+    return lambda p: p.set(scan, "_values_in", values_in)
+
+
+@mutant("H8", "lengths count UTF-16 code units: a character outside the BMP counts two")
+def m_lengths_in_utf16_units(p: Patcher) -> None:
+    _values_in_reading(length=lambda value: len(value.encode("utf-16-le", "surrogatepass")) // 2)(p)
+
+
+@mutant("H8", "member names are not read again as texts, only string values")
+def m_member_names_not_read(p: Patcher) -> None:
+    _values_in_reading(names=False)(p)
+
+
+def _fragment_reading(*, exact_closing: bool = False, skip_bare_quote: bool = False) -> Apply:
+    """SPEC H8's fragment value, read another way (``scan.read_fragment`` otherwise)."""
+
+    def read(text: str, start: int, backslashes: int) -> scan.Fragment:
+        index, end, step = start, len(text), 2 * (backslashes + 1)
+        while index < end:
+            char = text[index]
+            if char == "\\":
+                run_start = index
+                while index < end and text[index] == "\\":
+                    index += 1
+                run = index - run_start
+                closing = (
+                    run == backslashes
+                    if exact_closing
+                    else run >= backslashes and (run - backslashes) % step == 0
+                )
+                if index < end and text[index] == '"' and closing:
+                    value_end = index - backslashes
+                    value = scan._unescape(text[start:value_end], backslashes)
+                    return scan.Fragment(value, value_end, index + 1)
+                index += 1
+            elif char == '"' and not (skip_bare_quote and backslashes):
+                value = scan._unescape(text[start:index], 0) if backslashes == 0 else None
+                return scan.Fragment(value, index, index + 1)
+            else:
+                index += 1
+        return scan.Fragment(None, end, end)
+
+    return lambda p: p.set(scan, "read_fragment", read)
+
+
+@mutant("H8", "a fragment's closing quote is preceded by exactly 2^k - 1 backslashes")
+def m_fragment_closing_quote_exact_backslashes(p: Patcher) -> None:
+    _fragment_reading(exact_closing=True)(p)
+
+
+@mutant("H8", "a quote with no backslash does not end an escaped fragment: it is skipped")
+def m_bare_quote_skipped_in_escaped_fragment(p: Patcher) -> None:
+    _fragment_reading(skip_bare_quote=True)(p)
+
+
+@mutant("H8", "only JSON whitespace is allowed around a fragment's colon (no U+000B, U+000C)")
+def m_fragment_colon_json_whitespace_only(p: Patcher) -> None:
+    head = r"(?P<q>\\*)\"encrypted_content(?P=q)\"[ \t\n\r]*:[ \t\n\r]*(?P=q)\""
+    p.set(scan, "CANDIDATE", re.compile(r"[{\[]|" + head, re.IGNORECASE | re.ASCII))
+    p.set(scan, "FRAGMENT_HEAD", re.compile(head, re.IGNORECASE | re.ASCII))
+
+
+@mutant("H8", "a file is always read line by line, even when it is one JSON value")
+def m_file_never_read_whole(p: Patcher) -> None:
+    p.set(scan, "scan_decoded", lambda text, path=None: scan.scan_lines(text.split("\n"), path))
+
+
+@mutant("H8", "an object nested inside a value read is an envelope when it has E1's schema")
+def m_envelope_at_any_depth(p: Patcher) -> None:
+    original = scan._raw_material
+
+    def raw(text: str, decodings: int) -> Iterator[scan.Material]:
+        value = scan.parse_whole(text)
+        if value is None or scan.is_envelope(value):
+            yield from original(text, decodings)
+            return
+        nested = []
+        stack: list[Any] = [value]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, scan.JObject):
+                if scan.is_envelope(current):
+                    nested.append(current)
+                    continue
+                stack.extend(m.value for m in current.members)
+            elif isinstance(current, scan.JArray):
+                stack.extend(current.elements)
+        if not nested:
+            yield from original(text, decodings)
+            return
+        for found in nested:
+            yield scan.Material(found.start, text[found.start : found.end])
+
+    p.set(scan, "_raw_material", raw)
+
+
+@mutant("H8", "an envelope holds its ciphertext in item only, under the exact name")
+def m_envelope_ciphertext_in_item_only(p: Patcher) -> None:
+    def holds(value: Any) -> bool:
+        item = value.last("item") if isinstance(value, scan.JObject) else None
+        found = item.last("encrypted_content") if isinstance(item, scan.JObject) else None
+        return isinstance(found, scan.JString) and bool(found.value)
+
+    p.set(scan, "_holds_ciphertext", holds)
+
+
+@mutant("H8", "a base64 run's = padding is not part of it: its length and digest leave it out")
+def m_base64_run_without_padding(p: Patcher) -> None:
+    run = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]+(?![A-Za-z0-9+/_-])")
+    p.set(text_forms, "BASE64_RUN", run)
+
+
+@mutant("H8", "lines read together report a finding on their first line, where the name is")
+def m_grouped_lines_report_the_first(p: Patcher) -> None:
+    def scan_lines(lines: list[str], path: Path | None = None) -> Iterator[scan.ScanFinding]:
+        number = 0
+        while number < len(lines):
+            first = number
+            chunk = lines[number].removesuffix("\r")
+            number += 1
+            while number < len(lines) and scan._HEAD_AT_END.search(chunk) is not None:
+                chunk += "\n" + lines[number].removesuffix("\r")
+                number += 1
+            for found in scan.material(chunk):
+                yield scan.ScanFinding(first + 1, scan.sha256_prefix(found.value), path)
+
+    p.set(scan, "scan_lines", scan_lines)
+
+
+@mutant("H8", "an assignment's value is quoted only by a double quote")
+def m_value_quoted_by_double_quote_only(p: Patcher) -> None:
+    p.set(text_forms, "_OPENING_QUOTE", re.compile(r'(\\*)(")'))
+
+
+@mutant("H8", "a fragment that does not unescape keeps the backslashes of its closing quote")
+def m_undecodable_fragment_keeps_closing_backslashes(p: Patcher) -> None:
+    original = scan.read_fragment
+
+    def mutated(text: str, start: int, backslashes: int) -> scan.Fragment:
+        found = original(text, start, backslashes)
+        closing = found.end - 1 - found.value_end == backslashes > 0
+        if found.value is None and found.terminated and closing:
+            return scan.Fragment(None, found.end - 1, found.end)
+        return found
+
+    p.set(scan, "read_fragment", mutated)
+
+
+# ---------------------------------------------------------------------------------------------
 # Running
 
 
@@ -3288,10 +4303,24 @@ def report(
     return lines, failures
 
 
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return jobs
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--jobs", type=int, default=2, help="worker processes (default 2; 1: in this process)"
+        "--jobs",
+        type=_jobs,
+        default=2,
+        help="worker processes, at most (default 2; never more than usable CPUs or mutants; "
+        "1: in this process)",
     )
     parser.add_argument("-k", dest="names", action="append", default=[], metavar="NAME")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
@@ -3307,10 +4336,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"the unmutated reference fails {len(baseline)} MUST cases here: {baseline[:5]}")
         return 2
     names = [m.name for m in chosen]
-    if args.jobs <= 1:  # in this process: what a test patches is what runs
+    workers = worker_count(args.jobs, len(names), usable_cpus())
+    if workers <= 1:  # in this process: what a test patches is what runs
         outcomes = [run_mutant(name) for name in names]
     else:
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
             outcomes = list(pool.map(run_mutant, names))
     lines, failures = report(outcomes, _suite(), whole=not args.names)
     print("\n".join(lines))
@@ -3332,7 +4362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"score: {killed}/{len(outcomes)} mutants killed by MUST vectors"
         f" ({by_verdict} in the verdict profile too),"
         f" {equivalent} equivalent readings SPEC allows, {len(failures)} failures"
-        f" ({time.perf_counter() - t0:.1f} s, {args.jobs} jobs)"
+        f" ({time.perf_counter() - t0:.1f} s, {workers} jobs)"
     )
     return 1 if failures else 0
 

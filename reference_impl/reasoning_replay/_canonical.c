@@ -185,8 +185,9 @@ read_canonical(PyObject *module, PyObject *text)
 {
     Text t;
     (void)module;
-    if (!text_of(text, &t, "read_canonical")) {
-        return NULL;
+    int readable = text_of(text, &t, "read_canonical");
+    if (readable <= 0) {
+        return readable < 0 ? Py_NewRef(Py_None) : NULL; /* -1: the Python path reads it */
     }
     PyObject *result = read_envelope(&t);
     if (result == NULL && !PyErr_Occurred()) {

@@ -73,7 +73,7 @@ make_tuple(const Text *t, const Literal *first, Py_ssize_t count)
             Py_DECREF(tuple);
             return NULL;
         }
-        PyTuple_SET_ITEM(tuple, k, value);
+        TUPLE_SET_ITEM(tuple, k, value);
     }
     return tuple;
 }
@@ -96,20 +96,20 @@ item_fields(const Text *t, const Literal *id, const Literal *summary, Py_ssize_t
     if (value == NULL) {
         goto fail;
     }
-    PyTuple_SET_ITEM(fields, 0, value);
+    TUPLE_SET_ITEM(fields, 0, value);
     if ((value = make_tuple(t, summary, summary_count)) == NULL) {
         goto fail;
     }
-    PyTuple_SET_ITEM(fields, 1, value);
+    TUPLE_SET_ITEM(fields, 1, value);
     if ((value = string_value(t, ciphertext)) == NULL) {
         goto fail;
     }
-    PyTuple_SET_ITEM(fields, 2, value);
+    TUPLE_SET_ITEM(fields, 2, value);
     value = content_count < 0 ? Py_NewRef(Py_None) : make_tuple(t, content, content_count);
     if (value == NULL) {
         goto fail;
     }
-    PyTuple_SET_ITEM(fields, 3, value);
+    TUPLE_SET_ITEM(fields, 3, value);
     return fields;
 fail:
     Py_DECREF(fields); /* the items it does not hold yet are NULL, which it skips */

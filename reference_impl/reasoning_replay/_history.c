@@ -19,16 +19,120 @@
  * the memory. Only for a file given as bytes; a str's texts stay characters.
  *
  * It only ever accepts: for any file it does not read whole it returns None, and the caller
- * reads the file the other ways (msgspec, then json), which decide every file. Those are the
- * files that are not JSON or not of H1's shape, and a few valid ones left to them: a member H1
- * names written twice in one object, a string with an escaped lone surrogate (json reads it; the
- * replay block holding one gets json_invalid_unicode from the reader), nesting deeper than
- * MAX_SKIP_DEPTH, or than MAX_DEPTH inside a channel.
+ * reads the file the other ways (_strict's parse, then json), which decide every file. Those are
+ * the files that are not the JSON text H1 requires (a member named twice in one object at any
+ * depth included) or not of H1's shape, and a few valid ones left to them: a string with an
+ * escaped lone surrogate (json reads it; the replay block holding one gets json_invalid_unicode
+ * from the reader), an object of more than MAX_NAMED_MEMBERS members, nesting deeper than
+ * MAX_SKIP_DEPTH, or than MAX_DEPTH inside a channel. A str that has no UTF-8 form (a raw lone
+ * surrogate, history_unreadable by SPEC H3) is one of the texts it does not read whole.
  */
 
 #include "_json_values.h"
 
 #define MAX_SKIP_DEPTH 64 /* past it, json's reading decides (it stops where Python recurses) */
+
+/* --- members named twice -------------------------------------------------------------------- */
+
+/*
+ * SPEC H1: no object of a history file names a member twice. Names holds the names an object's
+ * members have had so far, each compared with the next. An object of more members than
+ * MAX_NAMED_MEMBERS is left to the other readings, which find a name twice among any number: so
+ * the comparisons stay a bounded number a name, and the reading linear.
+ */
+#define MAX_NAMED_MEMBERS 128
+#define INLINE_NAMES 8
+
+typedef struct {
+    Literal *items;
+    int count, capacity;
+    Literal inline_items[INLINE_NAMES];
+} Names;
+
+static void
+names_init(Names *names)
+{
+    names->items = names->inline_items;
+    names->count = 0;
+    names->capacity = INLINE_NAMES;
+}
+
+static void
+names_free(Names *names)
+{
+    if (names->items != names->inline_items) {
+        PyMem_Free(names->items);
+    }
+}
+
+/* Whether two literals scan_string found valid (and, for bytes, UTF-8) stand for one string: 1 or
+ * 0, or -1 if memory ran out (an exception set). Without escapes, they do exactly when they are
+ * written alike. */
+static int
+same_string(const Text *t, const Literal *a, const Literal *b)
+{
+    if (!a->escaped && !b->escaped) {
+        Py_ssize_t n = a->to - a->from;
+        const char *data = (const char *)t->data;
+        return n == b->to - b->from &&
+               memcmp(data + a->from * t->kind, data + b->from * t->kind,
+                      (size_t)(n * t->kind)) == 0;
+    }
+    PyObject *x = string_value(t, a);
+    if (x == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    PyObject *y = string_value(t, b);
+    if (y == NULL) {
+        Py_DECREF(x);
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    int equal = PyObject_RichCompareBool(x, y, Py_EQ);
+    Py_DECREF(x);
+    Py_DECREF(y);
+    return equal;
+}
+
+/* Notes the name of an object's next member: FOUND if the object has not had it yet, REFUSED if
+ * it has (or it is one more than MAX_NAMED_MEMBERS), FAILED if memory ran out. */
+static Step
+note_name(const Text *t, Names *names, const Literal *name)
+{
+    for (int k = 0; k < names->count; k++) {
+        int same = same_string(t, &names->items[k], name);
+        if (same != 0) {
+            return same < 0 ? FAILED : REFUSED;
+        }
+    }
+    if (names->count == MAX_NAMED_MEMBERS) {
+        return REFUSED;
+    }
+    if (names->count == names->capacity) {
+        int capacity = names->capacity * 2;
+        Literal *items = PyMem_Malloc((size_t)capacity * sizeof(Literal));
+        if (items == NULL) {
+            PyErr_NoMemory();
+            return FAILED;
+        }
+        memcpy(items, names->items, (size_t)names->count * sizeof(Literal));
+        names_free(names);
+        names->items = items;
+        names->capacity = capacity;
+    }
+    names->items[names->count++] = *name;
+    return FOUND;
+}
+
+/* The name read_member_name read from `name_at` as OTHER_NAME, noted in `names`. */
+static Step
+note_other_name(const Text *t, Py_ssize_t name_at, Names *names)
+{
+    Literal name;
+    if (!read_literal(t, &name_at, &name)) { /* read once already: never */
+        return REFUSED;
+    }
+    return note_name(t, names, &name);
+}
 
 /* --- values passed over --------------------------------------------------------------------- */
 
@@ -92,27 +196,40 @@ skip_value(const Text *t, Py_ssize_t *at, int depth)
         ++*at;
         return FOUND;
     }
+    Names names;
+    names_init(&names);
+    Step step;
     for (;;) {
         if (c == '{') {
-            if (next_token(t, at) != '"' || skip_string(t, at) != FOUND ||
-                next_token(t, at) != ':') {
-                return REFUSED;
+            Literal name;
+            if (!read_literal(t, at, &name) || !literal_is_text(t, &name)) {
+                step = REFUSED;
+                break;
+            }
+            if ((step = note_name(t, &names, &name)) != FOUND) {
+                break;
+            }
+            if (next_token(t, at) != ':') {
+                step = REFUSED;
+                break;
             }
             ++*at;
         }
-        Step step = skip_value(t, at, depth + 1);
-        if (step != FOUND) {
-            return step;
+        if ((step = skip_value(t, at, depth + 1)) != FOUND) {
+            break;
         }
         Py_UCS4 after = next_token(t, at);
         ++*at;
         if (after == close) {
-            return FOUND;
+            break;
         }
         if (after != ',') {
-            return REFUSED;
+            step = REFUSED;
+            break;
         }
     }
+    names_free(&names);
+    return step;
 }
 
 /* --- a message ------------------------------------------------------------------------------ */
@@ -164,14 +281,19 @@ skip_object_or_null(const Text *t, Py_ssize_t *at)
     return c == '{' || c == 'n' ? skip_value(t, at, MESSAGE_DEPTH) : REFUSED;
 }
 
-/* A value made by parse_value from *at, inside `depth` open arrays and objects. */
+/* A value made by parse_value from *at, inside `depth` open arrays and objects, with no member
+ * named twice. */
 static Step
 make_value(const Text *t, Py_ssize_t *at, int depth, PyObject **value)
 {
-    Parser p = {.t = t, .at = *at, .duplicate = 0, .stop = UNDECIDED};
+    Parser p = {.t = t, .at = *at, .max_depth = MAX_DEPTH, .duplicate = 0, .stop = UNDECIDED};
     *value = parse_value(&p, depth);
     if (*value == NULL) {
         return p.stop == ERROR ? FAILED : REFUSED;
+    }
+    if (p.duplicate) { /* SPEC H1: not one value every parser reads alike */
+        Py_CLEAR(*value);
+        return REFUSED;
     }
     *at = p.at;
     return FOUND;
@@ -191,11 +313,14 @@ stored_bytes(const Text *t, const Literal *literal)
     if (!literal->escaped) {
         return PyBytes_FromStringAndSize(raw + literal->from, literal->to - literal->from);
     }
-    PyObject *value = PyBytes_FromStringAndSize(NULL, literal->to - literal->from);
-    if (value == NULL) {
-        return NULL;
+    /* Decoded into a buffer first: the limited API cannot shrink a bytes object once made. */
+    char small[1024];
+    Py_ssize_t size = literal->to - literal->from;
+    char *buffer = size <= (Py_ssize_t)sizeof(small) ? small : PyMem_Malloc((size_t)size);
+    if (buffer == NULL) {
+        return PyErr_NoMemory();
     }
-    char *out = PyBytes_AS_STRING(value);
+    char *out = buffer;
     for (Py_ssize_t i = literal->from; i < literal->to;) {
         Py_UCS4 ignored = 0;
         Py_ssize_t run_end = span(t, i, literal->to, &ignored);
@@ -208,8 +333,9 @@ stored_bytes(const Text *t, const Literal *literal)
             out = put_utf8(out, cp);
         }
     }
-    if (_PyBytes_Resize(&value, out - PyBytes_AS_STRING(value)) < 0) {
-        return NULL;
+    PyObject *value = PyBytes_FromStringAndSize(buffer, out - buffer);
+    if (buffer != small) {
+        PyMem_Free(buffer);
     }
     return value;
 }
@@ -217,7 +343,7 @@ stored_bytes(const Text *t, const Literal *literal)
 static const Name TEXT = NAME("text");
 
 /* A block of the channel whose texts are kept as bytes, from *at (its '{'): the object json
- * makes of it, its member "text", when a string, as stored_bytes. */
+ * makes of it, its member "text", when a string, as stored_bytes; no member named twice. */
 static Step
 make_block(const Text *t, Py_ssize_t *at, int depth, PyObject **block)
 {
@@ -262,11 +388,16 @@ make_block(const Text *t, Py_ssize_t *at, int depth, PyObject **block)
             Py_DECREF(name);
             break;
         }
+        Py_ssize_t size = DICT_SIZE(made);
         int failed = PyDict_SetItem(made, name, member);
         Py_DECREF(name);
         Py_DECREF(member);
         if (failed) {
             step = FAILED;
+            break;
+        }
+        if (DICT_SIZE(made) == size) { /* a name twice (SPEC H1) */
+            step = REFUSED;
             break;
         }
         int more = member_follows(t, at);
@@ -344,8 +475,8 @@ make_blocks(const Text *t, Py_ssize_t *at, int depth, PyObject **blocks)
 /*
  * The channels from *at (SPEC H1: an object of arrays, or null), made in *channels; left NULL
  * for null or an empty object (history_files: `raw.get("channels") or _NO_CHANNELS`). A name
- * written twice keeps its first place and its last value, as json's dict does. The channel named
- * `bytes_channel` (if not NULL) is made by make_blocks.
+ * written twice is refused (SPEC H1). The channel named `bytes_channel` (if not NULL) is made by
+ * make_blocks.
  */
 static Step
 read_channels(const Text *t, Py_ssize_t *at, PyObject *bytes_channel, PyObject **channels)
@@ -395,11 +526,16 @@ read_channels(const Text *t, Py_ssize_t *at, PyObject *bytes_channel, PyObject *
             Py_DECREF(name);
             goto done;
         }
+        Py_ssize_t size = DICT_SIZE(made);
         int failed = PyDict_SetItem(made, name, blocks);
         Py_DECREF(name);
         Py_DECREF(blocks);
         if (failed) {
             step = FAILED;
+            goto done;
+        }
+        if (DICT_SIZE(made) == size) { /* a name twice (SPEC H1) */
+            step = REFUSED;
             goto done;
         }
         int more = member_follows(t, at);
@@ -451,13 +587,16 @@ static Step
 read_message(const Text *t, Py_ssize_t *at, const Options *options, PyObject **message)
 {
     PyObject *role = NULL, *channels = NULL, *provider = NULL;
-    unsigned seen = 0;
+    unsigned seen = 0; /* H1's members, each found by read_member_name */
+    Names others;      /* the names of every other member */
     Step step = REFUSED;
     if (next_token(t, at) != '{') {
         return REFUSED;
     }
     ++*at;
+    names_init(&others);
     for (;;) {
+        Py_ssize_t name_at = *at;
         switch (read_member_name(t, at, MESSAGE_NAMES, MESSAGE_MEMBERS, &seen)) {
         case MESSAGE_ROLE:
             step = read_role(t, at, &role);
@@ -476,7 +615,10 @@ read_message(const Text *t, Py_ssize_t *at, const Options *options, PyObject **m
             step = read_provider(t, at, &provider);
             break;
         case OTHER_NAME: /* ignored (SPEC H1), but JSON all the same */
-            step = skip_value(t, at, MESSAGE_DEPTH);
+            step = note_other_name(t, name_at, &others);
+            if (step == FOUND) {
+                step = skip_value(t, at, MESSAGE_DEPTH);
+            }
             break;
         case OUT_OF_MEMORY:
             step = FAILED;
@@ -503,6 +645,7 @@ read_message(const Text *t, Py_ssize_t *at, const Options *options, PyObject **m
                             provider == NULL ? Py_None : provider);
     step = *message == NULL ? FAILED : FOUND;
 done:
+    names_free(&others);
     Py_XDECREF(role);
     Py_XDECREF(channels);
     Py_XDECREF(provider);
@@ -553,36 +696,43 @@ read_file(const Text *t, const Options *options, PyObject *messages)
 {
     Py_ssize_t at = 0;
     unsigned seen = 0;
+    Names others;
+    Step step;
     if (next_token(t, &at) != '{') {
         return REFUSED;
     }
     at++;
+    names_init(&others);
     for (;;) {
-        Step step;
+        Py_ssize_t name_at = at;
         switch (read_member_name(t, &at, FILE_NAMES, 1, &seen)) {
         case 0:
             step = read_messages(t, &at, options, messages);
             break;
         case OTHER_NAME:
-            step = skip_value(t, &at, 1);
+            step = note_other_name(t, name_at, &others);
+            if (step == FOUND) {
+                step = skip_value(t, &at, 1);
+            }
             break;
         case OUT_OF_MEMORY:
-            return FAILED;
+            step = FAILED;
+            break;
         default: /* no member (an empty object included), or `messages` twice */
-            return REFUSED;
+            step = REFUSED;
+            break;
         }
         if (step != FOUND) {
-            return step;
+            break;
         }
         int more = member_follows(t, &at);
-        if (more < 0) {
-            return REFUSED;
-        }
-        if (!more) {
+        if (more <= 0) {
+            step = more == 0 && seen && whitespace_end(t, at) == t->length ? FOUND : REFUSED;
             break;
         }
     }
-    return seen && whitespace_end(t, at) == t->length ? FOUND : REFUSED;
+    names_free(&others);
+    return step;
 }
 
 static PyObject *
@@ -594,15 +744,20 @@ read_history(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_Format(PyExc_TypeError, "read_history() takes 3 arguments (%zd given)", nargs);
         return NULL;
     }
-    if (!text_of(args[0], &t, "read_history")) {
+    int readable = text_of(args[0], &t, "read_history");
+    if (readable == 0) {
         return NULL;
     }
     if (args[2] != Py_None && !PyUnicode_Check(args[2])) {
         PyErr_SetString(PyExc_TypeError, "read_history(): the bytes channel is a str or None");
         return NULL;
     }
-    /* A str's texts stay characters: only a file's bytes are kept as bytes. */
-    Options options = {args[1], args[2] == Py_None || !t.utf8 ? NULL : args[2]};
+    if (readable < 0) { /* a str the limited API cannot read (no UTF-8 form): the others decide */
+        Py_RETURN_NONE;
+    }
+    /* A str's texts stay characters (the limited API reads its UTF-8 form, t.utf8 set, all the
+     * same): only a file's bytes are kept as bytes. */
+    Options options = {args[1], args[2] == Py_None || !PyBytes_Check(args[0]) ? NULL : args[2]};
     PyObject *messages = PyList_New(0);
     if (messages == NULL) {
         return NULL;

@@ -8,6 +8,12 @@
  * UTF-8 by CPython's strict decoder. A literal is refused for what SPEC §3 E4 refuses in a string: a raw
  * control character, a bad escape, a surrogate, raw or escaped alone (SPEC §3 E6 steps 2 and 4),
  * and, for bytes, invalid UTF-8.
+ *
+ * Built on the limited API (Py_LIMITED_API, one abi3 module for every CPython from 3.11;
+ * hatch_build.py), a str's storage cannot be read: a str is read as its UTF-8 form instead
+ * (PyUnicode_AsUTF8AndSize, which is the storage itself for an ASCII str and a copy cached in the
+ * str otherwise), exactly as bytes are, and a str that has no UTF-8 form (a lone surrogate) is
+ * left to the caller's Python path (text_of returns -1).
  */
 
 #ifndef REASONING_REPLAY_JSON_STRINGS_H
@@ -18,6 +24,15 @@
 #include <string.h>
 
 #define LENGTH(literal) ((Py_ssize_t)(sizeof(literal) - 1))
+
+/* What the limited API offers as functions only. */
+#ifdef Py_LIMITED_API
+#define TUPLE_SET_ITEM PyTuple_SetItem
+#define DICT_SIZE PyDict_Size
+#else
+#define TUPLE_SET_ITEM PyTuple_SET_ITEM
+#define DICT_SIZE PyDict_GET_SIZE
+#endif
 
 /* The text being read: a str's characters as stored, or a bytes object's bytes (kind 1). */
 typedef struct {
@@ -217,6 +232,7 @@ span(const Text *t, Py_ssize_t i, Py_ssize_t n, Py_UCS4 *bits)
     }
 }
 
+#ifndef Py_LIMITED_API /* only str_value makes a str of its own characters */
 /* The greatest character a string may hold given the OR of its characters: the OR has the
  * same bit length as the greatest character, which is all PyUnicode_New needs to know. */
 static Py_UCS4
@@ -233,6 +249,7 @@ max_char(Py_UCS4 bits)
     }
     return 0x10FFFF;
 }
+#endif
 
 /* The value of four hexadecimal digits from `i`, or -1. */
 static long
@@ -325,6 +342,8 @@ read_escape(const Text *t, Py_ssize_t i, Py_UCS4 *cp)
 
 /* --- making a string of a literal ------------------------------------------------------ */
 
+#ifndef Py_LIMITED_API /* there every text is read as UTF-8 (see the top of this file) */
+
 /* Copies the characters [from, to) of a str into `out` at `at`, converting their width. */
 static void
 copy_chars(PyObject *out, Py_ssize_t at, const Text *t, Py_ssize_t from, Py_ssize_t to)
@@ -401,6 +420,8 @@ str_value(const Text *t, Py_ssize_t from, Py_ssize_t to, Py_ssize_t length, Py_U
     return out;
 }
 
+#endif /* Py_LIMITED_API */
+
 /* Appends the UTF-8 encoding of the scalar value `cp` at `out`; returns the end. */
 static char *
 put_utf8(char *out, Py_UCS4 cp)
@@ -431,6 +452,7 @@ put_utf8(char *out, Py_UCS4 cp)
 static PyObject *
 decode_utf8(const char *bytes, Py_ssize_t n, Py_UCS4 bits)
 {
+#ifndef Py_LIMITED_API
     if (bits < 0x80) { /* ASCII: nothing to decode */
         PyObject *out = PyUnicode_New(n, 0x7F);
         if (out != NULL) {
@@ -438,6 +460,9 @@ decode_utf8(const char *bytes, Py_ssize_t n, Py_UCS4 bits)
         }
         return out;
     }
+#else
+    (void)bits; /* the decoder's own ASCII path is what is left */
+#endif
     PyObject *out = PyUnicode_DecodeUTF8(bytes, n, NULL);
     if (out == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
         PyErr_Clear();
@@ -546,6 +571,9 @@ scan_string(const Text *t, Py_ssize_t *at, Literal *literal)
 static PyObject *
 string_value(const Text *t, const Literal *literal)
 {
+#ifdef Py_LIMITED_API
+    return bytes_value(t, literal->from, literal->to, literal->escaped, literal->bits);
+#else
     /* Bytes that are all ASCII as written are one character each, as a str's are: the string
      * is made straight from them, escapes decoded, with no UTF-8 between (what a writer that
      * escapes every other character, as json.dumps does by default, stores). */
@@ -553,6 +581,7 @@ string_value(const Text *t, const Literal *literal)
         return bytes_value(t, literal->from, literal->to, literal->escaped, literal->bits);
     }
     return str_value(t, literal->from, literal->to, literal->length, literal->bits);
+#endif
 }
 
 /* --- how reading a text went --------------------------------------------------------------- */
@@ -563,35 +592,49 @@ typedef enum { FAILED = -1, REFUSED = 0, FOUND = 1 } Step;
 
 /* --- the module around it ------------------------------------------------------------------ */
 
-/* Reads the str or bytes argument of `function` into *t; 0 with TypeError set for any other. */
+/* Reads the str or bytes argument of `function` into *t: 1, or 0 with TypeError set for any
+ * other type, or -1 (no exception set) for a str the limited API cannot read. */
 static int
 text_of(PyObject *text, Text *t, const char *function)
 {
     if (PyUnicode_Check(text)) {
+#ifdef Py_LIMITED_API
+        Py_ssize_t size = 0;
+        const char *utf8 = PyUnicode_AsUTF8AndSize(text, &size);
+        if (utf8 == NULL) { /* a lone surrogate: UnicodeEncodeError */
+            PyErr_Clear();
+            return -1;
+        }
+        t->kind = 1;
+        t->data = utf8;
+        t->length = size;
+        t->utf8 = 1;
+#else
         t->kind = PyUnicode_KIND(text);
         t->data = PyUnicode_DATA(text);
         t->length = PyUnicode_GET_LENGTH(text);
         t->utf8 = 0;
+#endif
         return 1;
     }
     if (PyBytes_Check(text)) {
         t->kind = 1;
-        t->data = PyBytes_AS_STRING(text);
-        t->length = PyBytes_GET_SIZE(text);
+        t->data = PyBytes_AsString(text);
+        t->length = PyBytes_Size(text);
         t->utf8 = 1;
         return 1;
     }
-    PyErr_Format(PyExc_TypeError, "%s() takes str or bytes, not %.100s", function,
-                 Py_TYPE(text)->tp_name);
+    PyErr_Format(PyExc_TypeError, "%s() takes str or bytes, not %R", function,
+                 (PyObject *)Py_TYPE(text));
     return 0;
 }
 
 /* An accelerator module keeps no state: it is safe in any interpreter, and without the GIL. */
 static PyModuleDef_Slot accelerator_slots[] = {
-#if PY_VERSION_HEX >= 0x030C0000
+#if PY_VERSION_HEX >= 0x030C0000 && (!defined(Py_LIMITED_API) || Py_LIMITED_API >= 0x030C0000)
     {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
 #endif
-#if PY_VERSION_HEX >= 0x030D0000
+#if PY_VERSION_HEX >= 0x030D0000 && (!defined(Py_LIMITED_API) || Py_LIMITED_API >= 0x030D0000)
     {Py_mod_gil, Py_MOD_GIL_NOT_USED},
 #endif
     {0, NULL},

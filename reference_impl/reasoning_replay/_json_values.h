@@ -4,8 +4,8 @@
  *
  * parse_value makes the value Python's json makes of a text (dict, list, str, int, float, bool,
  * None; an integer literal of over 640 characters as the float it denotes, as record.jsontext.
- * parse_json_int does), stopping at an array or object opened deeper than 32 (SPEC §3 E4.1) and
- * noting a member named twice; the token helpers below it read an object member by member,
+ * parse_json_int does), stopping at an array or object opened deeper than the parser's depth
+ * (SPEC §3 E4.1's 32 for a block text) and noting a member named twice; the token helpers below it read an object member by member,
  * comparing names and constant strings as written when they have no escape and by the string
  * they stand for otherwise. Strings are read by _json_strings.h.
  */
@@ -17,8 +17,9 @@
 
 #include <stdint.h>
 
-#define MAX_DEPTH 32       /* SPEC §3 E4.1; jsontext.MAX_DEPTH */
-#define MAX_INT_LENGTH 640 /* jsontext._MAX_INT_DIGITS: longer integer literals are floats */
+#define MAX_DEPTH 32         /* SPEC §3 E4.1; jsontext.MAX_DEPTH */
+#define MAX_DEPTH_LIMIT 1000 /* the deepest a caller may ask for: a C call a level */
+#define MAX_INT_LENGTH 640   /* jsontext._MAX_INT_DIGITS: longer integer literals are floats */
 
 /* Why a parse stopped before the end of the value. */
 typedef enum {
@@ -30,6 +31,7 @@ typedef enum {
 typedef struct {
     const Text *t;
     Py_ssize_t at;
+    int max_depth; /* MAX_DEPTH for a block text; a history file's reader passes its own */
     int duplicate; /* an object named a member twice (SPEC §3 E6 step 5) */
     Stop stop;     /* why parse_value returned NULL */
 } Parser;
@@ -224,7 +226,7 @@ parse_object(Parser *p, int depth)
             Py_DECREF(name);
             goto fail;
         }
-        Py_ssize_t size = PyDict_GET_SIZE(object);
+        Py_ssize_t size = DICT_SIZE(object);
         int failed = PyDict_SetItem(object, name, member);
         Py_DECREF(name);
         Py_DECREF(member);
@@ -232,7 +234,7 @@ parse_object(Parser *p, int depth)
             p->stop = ERROR;
             goto fail;
         }
-        if (PyDict_GET_SIZE(object) == size) { /* the name was there already */
+        if (DICT_SIZE(object) == size) { /* the name was there already */
             p->duplicate = 1;
         }
         skip_whitespace(p);
@@ -303,10 +305,11 @@ parse_value(Parser *p, int depth)
     switch (current(p)) {
     case '{':
     case '[':
-        if (depth + 1 > MAX_DEPTH) {
+        if (depth + 1 > p->max_depth) {
             return stop(p, TOO_DEEP);
         }
-        /* Each level is one C call: at most MAX_DEPTH + 1 deep, so the C stack is safe. */
+        /* Each level is one C call: at most max_depth + 1 deep (MAX_DEPTH_LIMIT at most), so
+         * the C stack is safe. */
         return current(p) == '{' ? parse_object(p, depth + 1) : parse_array(p, depth + 1);
     case '"':
         return parse_string(p);

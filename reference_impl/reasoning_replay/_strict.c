@@ -20,6 +20,10 @@
  *
  * A str is read as it is stored (one, two or four bytes a character), without transcoding it;
  * bytes are read as bytes, each string decoded as UTF-8 (see _json_strings.h).
+ *
+ * A caller may pass another depth than E4.1's 32: history_files.parse_json_file reads a whole
+ * history file (SPEC H1, which has no depth limit) with this parser for its duplicate members,
+ * and reads a file deeper than it asked for, or undecided, the exhaustive way.
  */
 
 #include "_envelope_literals.h"
@@ -82,12 +86,12 @@ read_version(const Text *t, Py_ssize_t *at)
     }
     /* Any other number literal is 1 only if it is a fraction or an exponent whose value is 1.0
      * (`1.0`, `10e-1`): an integer literal other than `1` is another integer. */
-    Parser p = {.t = t, .at = *at, .duplicate = 0, .stop = UNDECIDED};
+    Parser p = {.t = t, .at = *at, .max_depth = MAX_DEPTH, .duplicate = 0, .stop = UNDECIDED};
     PyObject *number = parse_number(&p);
     if (number == NULL) {
         return p.stop == ERROR ? FAILED : REFUSED;
     }
-    int one = PyFloat_Check(number) && PyFloat_AS_DOUBLE(number) == 1.0;
+    int one = PyFloat_Check(number) && PyFloat_AsDouble(number) == 1.0;
     Py_DECREF(number);
     *at = p.at;
     return one ? FOUND : REFUSED;
@@ -281,8 +285,9 @@ read_envelope(PyObject *module, PyObject *text)
 {
     Text t;
     (void)module;
-    if (!text_of(text, &t, "read_envelope")) {
-        return NULL;
+    int readable = text_of(text, &t, "read_envelope");
+    if (readable <= 0) {
+        return readable < 0 ? Py_NewRef(Py_None) : NULL; /* -1: the Python path reads it */
     }
     Literals found;
     ItemLiterals item = {0};
@@ -303,14 +308,34 @@ read_envelope(PyObject *module, PyObject *text)
 /* --- the module ------------------------------------------------------------------------------- */
 
 static PyObject *
-parse(PyObject *module, PyObject *text)
+parse(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     Text t;
+    int max_depth = MAX_DEPTH;
     (void)module;
-    if (!text_of(text, &t, "parse")) {
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "parse() takes a text and, optionally, a maximum depth");
         return NULL;
     }
-    Parser p = {.t = &t, .at = 0, .duplicate = 0, .stop = UNDECIDED};
+    int readable = text_of(args[0], &t, "parse");
+    if (readable == 0) {
+        return NULL;
+    }
+    if (nargs == 2) {
+        long asked = PyLong_AsLong(args[1]);
+        if (asked == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (asked < 0 || asked > MAX_DEPTH_LIMIT) {
+            PyErr_Format(PyExc_ValueError, "max_depth must be from 0 to %d", MAX_DEPTH_LIMIT);
+            return NULL;
+        }
+        max_depth = (int)asked;
+    }
+    if (readable < 0) { /* a str the limited API cannot read: undecided, as for a surrogate */
+        Py_RETURN_NONE;
+    }
+    Parser p = {.t = &t, .at = 0, .max_depth = max_depth, .duplicate = 0, .stop = UNDECIDED};
     PyObject *value = parse_value(&p, 0);
     if (value == NULL) {
         switch (p.stop) {
@@ -335,10 +360,12 @@ parse(PyObject *module, PyObject *text)
 }
 
 PyDoc_STRVAR(parse_doc,
-             "parse(text, /)\n--\n\n"
+             "parse(text, max_depth=32, /)\n--\n\n"
              "(None, value) for a JSON text that passes SPEC E6 steps 1-5, (code, None) for one\n"
              "that is decided to fail step 1 (limit_exceeded) or step 5 (json_duplicate_member),\n"
-             "and None for any other text, which record.jsontext.parse_strict_statement reads the exhaustive way.");
+             "and None for any other text, which record.jsontext.parse_strict_statement reads the exhaustive way.\n"
+             "max_depth replaces step 1's depth of 32 (a history file's reader, SPEC H1, passes a\n"
+             "larger one and reads a deeper file the exhaustive way).");
 
 PyDoc_STRVAR(read_envelope_doc,
              "read_envelope(text, /)\n--\n\n"
@@ -347,7 +374,7 @@ PyDoc_STRVAR(read_envelope_doc,
              "limit of SPEC E4.1 is the caller's to check.");
 
 static PyMethodDef methods[] = {
-    {"parse", parse, METH_O, parse_doc},
+    {"parse", (PyCFunction)(void (*)(void))parse, METH_FASTCALL, parse_doc},
     {"read_envelope", read_envelope, METH_O, read_envelope_doc},
     {NULL, NULL, 0, NULL},
 };

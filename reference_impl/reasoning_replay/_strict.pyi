@@ -1,10 +1,11 @@
 # The C accelerators of jsontext.parse_strict_statement and of an envelope in any layout
 # (_strict.c); absent where it was not built.
 
-def parse(text: str | bytes, /) -> tuple[str | None, object] | None:
+def parse(text: str | bytes, max_depth: int = 32, /) -> tuple[str | None, object] | None:
     """``(None, value)`` for a JSON text that passes SPEC E6 steps 1-5, ``(code, None)`` for one
     decided to fail step 1 (``limit_exceeded``) or step 5 (``json_duplicate_member``), and
-    ``None`` for any other text, which ``parse_strict`` reads the exhaustive way."""
+    ``None`` for any other text, which ``parse_strict`` reads the exhaustive way. ``max_depth``
+    (0 to 1000) replaces step 1's depth of 32: a history file's reader (SPEC H1) passes its own."""
 
 def read_envelope(
     text: str | bytes, /

@@ -21,7 +21,9 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("aiohttp", reason="aiohttp is not importable: pip install '.[test]'")
+pytest.importorskip(
+    "aiohttp", reason="aiohttp is not importable: pip install -c constraints/ci.txt '.[sdk]'"
+)
 
 from conversations import (
     ASTRA_RUNS,

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("aiohttp", reason="aiohttp is not importable: pip install '.[test]'")
+pytest.importorskip(
+    "aiohttp", reason="aiohttp is not importable: pip install -c constraints/ci.txt '.[sdk]'"
+)
 
 from openai import OpenAI
 from openai.types.responses import ResponseReasoningItem

@@ -12,7 +12,7 @@ import pytest
 from reasoning_replay import Code, canonicalize_completed_reasoning_output_item
 
 pytest.importorskip(
-    "openai", reason="openai is not importable: install the test extras, pip install '.[test]'"
+    "openai", reason="openai is not importable: install the sdk extras, pip install '.[sdk]'"
 )
 
 import pydantic

@@ -21,7 +21,7 @@ from reasoning_replay.ordering.cache_state import CACHE_STATE_CHANNEL
 from reasoning_replay.ordering.planner import Plan, PlanSettings, PlanTransport, plan_request
 
 pytest.importorskip(
-    "openai", reason="openai is not importable: install the test extras, pip install '.[test]'"
+    "openai", reason="openai is not importable: install the sdk extras, pip install '.[sdk]'"
 )
 
 import pydantic

@@ -226,7 +226,10 @@ def recorded_request(transport: Transport) -> dict[str, Any]:
 
 def output_item(item: Mapping[str, Any]) -> dict[str, Any]:
     """An assistant item as the provider returns it: a message's text as ``output_text`` parts
-    (a Responses output message never holds a string)."""
+    (a Responses output message never holds a string, and always has its ``type``: a message
+    stored in the short form, with no ``type``, SPEC §1.2, gets it)."""
+    if "type" not in item and "role" in item:
+        item = {"type": "message", **item}
     if item.get("type") == "message" and item.get("role") != "assistant":
         raise skipped(
             f"langchain-openai keeps no {item.get('role')!r} message among an assistant's items"

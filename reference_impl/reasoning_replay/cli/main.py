@@ -41,28 +41,48 @@ from .suite_commands import (
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the runner is, so that it unwinds as after Ctrl-C: every
-    ``finally`` runs and the adapter's process group is ended."""
+    """SIGTERM (or SIGINT, for the commands that start adapters), raised where the program is,
+    so that it unwinds as after Ctrl-C: every ``finally`` runs and the adapters are ended."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.signum = signum
 
 
-def _raise_terminated(signum: int, frame: object) -> None:
-    raise Terminated(signum)
+# The commands that start adapter programs. Their exit status after SIGINT or SIGTERM says that
+# the adapters and all they started have been ended (conformance/README.md), so a signal that
+# comes while the first one's unwinding ends them does not cut that short: the ending is bounded
+# (the supervisor's grace period and its SIGKILL rounds), and SIGKILL still ends the runner at
+# once (its supervisor then ends everything).
+_ENDS_ADAPTERS = frozenset({"run", "smoke"})
 
 
 @contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
+def _stop_signals(command: str) -> Iterator[None]:
+    """SIGTERM raised as :class:`Terminated`; for a command that starts adapters, SIGINT too,
+    and only the first of them raises."""
     if threading.current_thread() is not threading.main_thread():
         yield  # only the main thread may set handlers; embedders keep their own
         return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    once = command in _ENDS_ADAPTERS
+    stopping: list[int] = []
+
+    def stop(signum: int, frame: object) -> None:
+        if once and stopping:
+            return  # the first signal's unwinding is ending the adapters
+        stopping.append(signum)
+        raise Terminated(signum)
+
+    signums = [signal.SIGTERM]
+    # A SIGINT ignored when the program started (nohup, a background job) stays ignored.
+    if once and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signums.append(signal.SIGINT)
+    previous = {signum: signal.signal(signum, stop) for signum in signums}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 class _VersionAction(argparse.Action):
@@ -128,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "validate": validate.cmd_validate,
     }
     try:
-        with _sigterm_as_interrupt():
+        with _stop_signals(args.command):
             return handlers[args.command](args, sys.stdout, sys.stderr)
     except UsageError as exc:
         print(f"conformance: error: {redact_text(str(exc))}", file=sys.stderr)

@@ -115,25 +115,26 @@ def cmd_smoke(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         problems += 0 if ok else 1
         out.write(f"{'ok ' if ok else 'BAD'}  {text}\n")
 
-    info = impl.start()
-    if isinstance(info, ImplementationInfo):
-        say(True, f"handshake: {info.label()}, operations {', '.join(info.operations) or '-'}")
-        operations = list(info.operations)
-        formats = announced_formats(info)
-        out.write(f"     history formats: {', '.join(formats)}\n")
-        _note_operations(out, operations, suite)
-    else:
-        say(False, f"handshake: {handshake_message(info)}")
-        start_cmd = f"echo '{protocol.START_LINE.decode().strip()}' | {args.impl}"
-        out.write(f"     advice: {_advice(info)}\n     try: {start_cmd}\n")
-        _write_stderr(out, impl.stderr_tail())
-        if not args.oneshot:
-            impl.close()
-            return EXIT_UNEXPECTED
-        operations = list(suite.operations)  # one-shot: try every operation anyway
-        formats = announced_formats(None)
-    repro = repro_from_args(args)
+    # From the start on, inside: a signal while it waits for the handshake stops the adapter too.
     try:
+        info = impl.start()
+        if isinstance(info, ImplementationInfo):
+            say(True, f"handshake: {info.label()}, operations {', '.join(info.operations) or '-'}")
+            operations = list(info.operations)
+            formats = announced_formats(info)
+            out.write(f"     history formats: {', '.join(formats)}\n")
+            _note_operations(out, operations, suite)
+        else:
+            say(False, f"handshake: {handshake_message(info)}")
+            start_cmd = f"echo '{protocol.START_LINE.decode().strip()}' | {args.impl}"
+            out.write(f"     advice: {_advice(info)}\n     try: {start_cmd}\n")
+            _write_stderr(out, impl.stderr_tail())
+            if not args.oneshot:
+                return EXIT_UNEXPECTED
+            # one-shot: try every operation anyway, each case in the form it is written in
+            operations = list(suite.operations)
+            formats = tuple(HistoryFormat)
+        repro = repro_from_args(args)
         picked = _pick_smoke_cases(suite, operations, formats)
         for seq, (vector, history_format) in enumerate(picked, start=1):
             case = prepared_case(vector, history_format, frozenset())

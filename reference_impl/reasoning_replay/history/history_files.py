@@ -1,22 +1,24 @@
 """Stored history files (SPEC H1): a file's bytes or text in, typed messages or one finding out.
 
 A history file is a UTF-8 JSON file whose top-level object has ``messages``, an array of messages
-in fast-agent's saved-history shape. This module is strict about the members H1 names and
-lenient about every other member, which it ignores. It never raises on data: a file that is not
-UTF-8 is ``history_unreadable``, one that is not JSON or not of that shape ``history_malformed``
-(SPEC H3, E4.2 applied to files).
+in fast-agent's saved-history shape. This module is strict about the JSON text (one value every
+parser reads alike: no byte-order mark, no ``NaN``, no member named twice in one object, SPEC H1)
+and about the members H1 names, and lenient about every other member, which it ignores. It never
+raises on data: a file that is not UTF-8 is ``history_unreadable``, one that is not such a JSON
+text or not of that shape ``history_malformed`` (SPEC H3, E4.2 applied to files).
 
 Three readings with one verdict, as in the reader. The fastest, :mod:`reasoning_replay._history`
 (C, where built), reads the file in one pass and makes only what a message's role, channels and
-provider hold, passing over (and checking) everything else; the next decodes the file in C
-(msgspec) straight into the shape of H1, members and types checked as it goes. Each accepts a
-file only when it reads it whole: they refuse bad UTF-8, a byte-order mark, ``NaN``/``Infinity``,
-trailing data and escaped lone surrogates, and msgspec every member fast-agent does not write.
-Any file neither accepts is read again the exhaustive way: :mod:`json` (which accepts escaped
-lone surrogates: the block that holds one gets its own verdict from the reader,
-``json_invalid_unicode``), then the shape checked member by member. The exhaustive reading
-decides every file the fast ones refuse, and tests/test_history_accelerator.py and
-tools/fuzz.py compare the C reading with it.
+provider hold, passing over everything else while it checks it (grammar, UTF-8, no member named
+twice); the next parses the whole file in C (:mod:`reasoning_replay._strict`, which notes a member
+named twice as it goes) and decides the files it reads whole: the value, or a duplicate member.
+Any other file (an escaped lone surrogate, bad UTF-8, a byte-order mark, bad grammar, nesting
+deeper than they read, or no C parser built) is read the exhaustive way: :mod:`json` with a hook
+that refuses a member named twice. An escaped lone surrogate is JSON every parser reads alike, so
+the file is read; the block that then holds one gets its own verdict from the reader,
+``json_invalid_unicode``. The exhaustive reading decides every file the fast ones leave, and
+tests/test_history_accelerator.py, tests/test_validation.py and tools/fuzz.py compare the C
+readings with it.
 """
 
 from __future__ import annotations
@@ -25,9 +27,7 @@ import json
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Final, Literal, TypeAlias, cast
-
-import msgspec
+from typing import Any, Final, TypeAlias, cast
 
 from reasoning_replay._accelerators import load_accelerator
 from reasoning_replay.diagnostics import Code
@@ -35,35 +35,17 @@ from reasoning_replay.record.history import HistoryMessage
 from reasoning_replay.record.jsontext import parse_json_int
 
 ROLES: Final = frozenset(("user", "assistant"))  # SPEC H1
-# SPEC H1: members that, when present, are objects. An explicit ``null`` counts as absent, as it
-# does wherever this specification meets optional members (D1, F8): pydantic-style dumps write it.
+# SPEC H1: members that, when present, are objects. An explicit ``null`` counts as absent (H1):
+# pydantic-style dumps write it.
 _OBJECT_MEMBERS: Final = ("tool_calls", "tool_results", "channels")
 
-_DECODER: Final = msgspec.json.Decoder()
-
-
-class _FastMessage(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
-    """A message of SPEC H1 with the members fast-agent writes, as msgspec checks it."""
-
-    role: Literal["user", "assistant"]
-    content: list[Any]
-    tool_calls: dict[str, Any] | None = None
-    tool_results: dict[str, Any] | None = None
-    channels: dict[str, list[Any]] | None = None
-    stop_reason: Any = None
-    phase: Any = None
-    is_template: Any = None
-    timestamp: Any = None
-    provider: Any = None  # SPEC P4: the provider recorded with the message, if a non-empty string
-
-
-class _FastFile(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
-    messages: list[_FastMessage]
-    reasoning_replay_export: Any = None  # SPEC H6: an export is a history file too
-
-
-_FAST_DECODER: Final = msgspec.json.Decoder(_FastFile)
-
+# The C parser of the reader (SPEC E6 steps 1-5), asked for a depth no real history reaches; a
+# deeper file is read the exhaustive way, which decides it alike. Looked up at every call, so
+# that tests can compare the two readings.
+_StrictParse = Callable[[str | bytes, int], tuple[str | None, object] | None]
+_strict_parse = cast("_StrictParse | None", load_accelerator("_strict", "parse"))
+_ACCELERATED_DEPTH: Final = 512
+_DUPLICATE: Final = "json_duplicate_member"  # what the C parser says of a member named twice
 
 # One message of SPEC H1 as a validator reads it: its role, every one of its channels (name →
 # blocks) and the provider it records (SPEC P4), if any. A plain tuple, not a
@@ -96,27 +78,45 @@ class _NonJsonToken(Exception):
     """``NaN``, ``Infinity`` or ``-Infinity``: Python's json accepts them, JSON does not."""
 
 
+class _DuplicateMember(Exception):
+    """An object names a member twice: Python's json keeps the last, another parser the first."""
+
+
 def _refuse_constant(_token: str) -> object:
     raise _NonJsonToken
+
+
+def _refuse_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    members = dict(pairs)
+    if len(members) != len(pairs):
+        raise _DuplicateMember
+    return members
 
 
 def _malformed(detail: str) -> HistoryFileProblem:
     return HistoryFileProblem(Code.HISTORY_MALFORMED, detail)
 
 
+_TWICE: Final = "not one JSON value every parser reads alike: an object names a member twice"
+
+
 def parse_json_file(data: str | bytes) -> object | HistoryFileProblem:
-    """The JSON value of a file's contents, or the problem that prevents reading one."""
-    try:
-        value: object = _DECODER.decode(data)
-        return value
-    except (msgspec.DecodeError, RecursionError, UnicodeEncodeError):
-        pass  # decided by the slower reading
+    """The JSON value of a file's contents, or the problem that prevents reading one (SPEC H1)."""
+    strict_parse = _strict_parse
+    if strict_parse is not None:
+        decided = strict_parse(data, _ACCELERATED_DEPTH)
+        if decided is not None:
+            code, value = decided
+            if code is None:
+                return value
+            if code == _DUPLICATE:
+                return _malformed(_TWICE)
     return parse_json_file_exhaustively(data)
 
 
 def parse_json_file_exhaustively(data: str | bytes) -> object | HistoryFileProblem:
-    """:func:`parse_json_file` by Python's :mod:`json` alone: the reading that decides every
-    file, and the one the C reading is compared with (tests/test_history_accelerator.py)."""
+    """:func:`parse_json_file` without the C parser: the statement of SPEC H1's text rules, which
+    decides every file (the C parser may only answer what this answers)."""
     if isinstance(data, bytes):
         try:
             chars = data.decode("utf-8")
@@ -135,11 +135,18 @@ def parse_json_file_exhaustively(data: str | bytes) -> object | HistoryFileProbl
     if chars.startswith("\ufeff"):
         return _malformed("not JSON: the text starts with a byte-order mark")
     try:
-        value: object = json.loads(chars, parse_constant=_refuse_constant, parse_int=parse_json_int)
+        value: object = json.loads(
+            chars,
+            object_pairs_hook=_refuse_duplicates,
+            parse_constant=_refuse_constant,
+            parse_int=parse_json_int,
+        )
     except json.JSONDecodeError as error:
         return _malformed(f"not JSON: {error.msg} at line {error.lineno} column {error.colno}")
     except _NonJsonToken:
         return _malformed("not JSON: NaN or Infinity")
+    except _DuplicateMember:
+        return _malformed(_TWICE)
     except RecursionError:
         return _malformed("not JSON this reader can hold: nesting too deep")
     return value
@@ -239,22 +246,6 @@ def history_from_value(
     return _history(messages, channels)
 
 
-def _read_fast(data: str | bytes) -> list[MessageChannels] | None:
-    """The messages of a file msgspec reads in the shape of H1; ``None`` for any other file.
-
-    Every member is materialised, so msgspec checks the UTF-8 of all of it. A member H1 does
-    not name (an unknown one is ignored, not refused) sends the file the exhaustive way.
-    """
-    try:
-        parsed = _FAST_DECODER.decode(data)
-    except (msgspec.DecodeError, RecursionError, UnicodeEncodeError):
-        return None  # not JSON to msgspec, not the shape, or an unknown member
-    return [
-        (message.role, message.channels or _NO_CHANNELS, recorded_provider(message.provider))
-        for message in parsed.messages
-    ]
-
-
 # _history.c's read_history: the messages of a file it reads whole, or None to read it otherwise.
 # Looked up at every call, so that tests can compare the readings.
 _accelerator = cast(
@@ -282,9 +273,6 @@ def read_message_channels(
         messages = accelerator(data, _NO_CHANNELS, stored_texts)
         if messages is not None:
             return messages
-    fast = _read_fast(data)
-    if fast is not None:
-        return fast
     value = parse_json_file(data)
     if isinstance(value, HistoryFileProblem):
         return value

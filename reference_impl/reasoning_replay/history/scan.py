@@ -14,9 +14,10 @@ What one line is searched for (SPEC H8):
    because they sit inside a JSON string (``\\"encrypted_content\\": \\"...\\"``).
 3. In every value found, at any depth: each member named ``encrypted_content`` in any ASCII case
    whose value is a string of at least 16 characters (code points, after JSON unescaping) is a
-   finding, with the digest of that string. Every other string is searched again as a text, by
-   these same steps: that is how an envelope stored as a JSON string inside another JSON text
-   (JSON in JSON, as in history files and logs of them) is found.
+   finding, with the digest of that string. Every other string, member names included, is
+   searched again as a text, by these same steps: that is how an envelope stored as a JSON
+   string inside another JSON text (JSON in JSON, as in history files and logs of them) is
+   found.
 4. A text (a line, an embedded span, or a string) whose JSON value is an object with ``schema``
    exactly ``fast-agent.openai-responses.reasoning-replay`` and some ``encrypted_content`` member
    holding a non-empty string is an envelope text: one finding, with the digest of the envelope's
@@ -162,6 +163,9 @@ def _values_in(value: JNode, decodings: int) -> Iterator[Material]:
         if isinstance(current, JObject):
             pending: list[JNode | _Found] = []
             for member in current.members:
+                # SPEC H8: a member name is a string too (RFC 8259), read again as a text, as an
+                # export redacts it (H6).
+                pending.append(member.name)
                 found = member.value
                 if is_ciphertext_name(member.name.value) and isinstance(found, JString):
                     if len(found.value) >= MIN_CIPHERTEXT_CHARS:

@@ -48,6 +48,7 @@ _WARNINGS: Final = frozenset(
         Code.DEDUPE_EXACT_DUPLICATE,
         Code.DEDUPE_ID_CIPHERTEXT_CONFLICT,  # kept and replayed (SPEC D3): xAI reuses ids
         Code.BLOCK_NOT_TEXT,
+        Code.REPLAY_CHANNEL_MISPLACED,
         Code.DISPLAY_REPLAY_MISMATCH,
     )
 )
@@ -56,7 +57,8 @@ _LEGACY: Final = frozenset((Code.LEGACY_MINIMAL_RECORD, Code.RAW_SDK_SNAPSHOT))
 
 def severity_of(code: Code) -> Severity:
     """SPEC H3: ``note`` for redacted records, ``warning`` for legacy forms, exact duplicates,
-    id/ciphertext conflicts, non-text blocks and display mismatches, ``error`` for everything
+    id/ciphertext conflicts, non-text blocks, misplaced replay channels and display mismatches,
+    ``error`` for everything
     else a validator reports."""
     if code is Code.REDACTED_RECORD:
         return Severity.NOTE
@@ -116,7 +118,8 @@ class BlockCounts:
 class FileReport:
     """What a validator reports for one file (SPEC H3): findings in order, counts, how many
     resumable blocks would not replay to the file's provider (another issuer's, SPEC P4), and
-    whether the history replays exactly as stored (every replay block resumable, none dropped)."""
+    whether the history replays exactly as stored (every replay block of every assistant message
+    resumable, none dropped, and no replay block on another message)."""
 
     findings: tuple[Finding, ...]
     counts: BlockCounts
@@ -266,6 +269,7 @@ class _BlockScan:
     legacy: int = 0
     redacted: int = 0
     malformed: int = 0
+    misplaced: int = 0  # blocks of replay channels on other messages: never read (SPEC P2, H3)
 
     def block(self, m_index: int, b_index: int, block: object, issuer: str | None) -> None:
         """One replay block's verdict (SPEC E6), or ``block_not_text`` (SPEC P2, H3)."""
@@ -293,12 +297,19 @@ class _BlockScan:
 
 
 def _scan_blocks(messages: list[MessageChannels]) -> _BlockScan:
-    """SPEC H3: the replay blocks and the cache-state record of every assistant message."""
+    """SPEC H3: the replay blocks and the cache-state record of every assistant message, and
+    each block of a replay channel on another message."""
     scan = _BlockScan()
     cache_states = _CacheStateChecks()
     for m_index, (role, channels, issuer) in enumerate(messages):
-        if role != "assistant" or not channels:
-            continue  # SPEC H3 names the replay blocks of assistant messages only
+        if not channels:
+            continue
+        if role != "assistant":  # SPEC P2, H3: not read, each block reported, none replayed
+            for b_index in range(len(channels.get(REPLAY_CHANNEL, ()))):
+                misplaced = Finding(Code.REPLAY_CHANNEL_MISPLACED, m_index, b_index)
+                scan.located.append((m_index, b_index, _RANK_BLOCK, misplaced))
+                scan.misplaced += 1
+            continue
         first_item = len(scan.resumable)
         replay_blocks = channels.get(REPLAY_CHANNEL, ())
         for b_index, block in enumerate(replay_blocks):
@@ -384,7 +395,7 @@ def validate_history(
     return FileReport(
         (*permissions, *(entry[3] for entry in located)),
         counts,
-        counts.total == counts.resumable and dropped == 0 and mismatched == 0,
+        counts.total == counts.resumable and not (dropped or mismatched or scan.misplaced),
         file_name,
         mismatched,
     )

@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from reasoning_replay.diagnostics import Code, Diagnostic
 from reasoning_replay.record.history import HistoryMessage
+from reasoning_replay.record.item_types import is_message
 from reasoning_replay.record.provider_input import ReplayTarget, message_inputs, read_replay_blocks
 from reasoning_replay.record.providers import REGISTRY_ONLY, ProviderNames
 
@@ -89,7 +90,7 @@ def _has_content(item: Mapping[str, Any]) -> bool:
 
 
 def _is_user_message_item(item: Mapping[str, Any]) -> bool:
-    return item.get("type") == "message" and item.get("role") == "user"
+    return is_message(item, "user")  # SPEC §1.2: the short form without `type` counts too
 
 
 def _has_compaction(message: HistoryMessage) -> bool:
@@ -292,14 +293,13 @@ def _input_for_transport(
     transport: PlanTransport,
 ) -> dict[str, Any]:
     """SPEC F9: the whole input, or for a WebSocket continuation only what follows the last
-    assistant message, chained to its response by ``previous_response_id``."""
+    assistant message, chained to its response by ``previous_response_id`` when that message
+    carries a response id (a non-empty string); without one, the whole input."""
     if transport is PlanTransport.WEBSOCKET_CONTINUATION:
         last_assistant = max(
             (i for i, message in enumerate(messages) if message.role == "assistant"), default=None
         )
-        if last_assistant is not None and messages[last_assistant].response_id is not None:
-            return {
-                "input": planned.after(last_assistant),
-                "previous_response_id": messages[last_assistant].response_id,
-            }
+        response_id = None if last_assistant is None else messages[last_assistant].response_id
+        if last_assistant is not None and response_id:  # "" carries none (SPEC F9)
+            return {"input": planned.after(last_assistant), "previous_response_id": response_id}
     return {"input": planned.items}

@@ -33,10 +33,13 @@ def _body(text: str) -> str:
 
 
 def display_text(item: ReasoningReplayItem) -> str | None:
-    """SPEC ST3: the text a display channel shows for ``item``, or ``None`` when it has none."""
-    texts = [text for text in item.summary if text] or [text for text in item.content or () if text]
+    """SPEC ST3: the text a display channel shows for ``item``, or ``None`` when it has none.
+
+    From the summary parts only (content is never display text, SPEC §17): each part trimmed
+    first, then dropped when empty or when its body is the placeholder; the trimmed texts (not
+    their bodies) are joined."""
     kept = []
-    for text in texts:
+    for text in item.summary:
         trimmed = text.strip(TRIMMED)
         if trimmed and _body(trimmed).strip(TRIMMED) != EMPTY_SUMMARY_PLACEHOLDER:
             kept.append(trimmed)
@@ -45,7 +48,7 @@ def display_text(item: ReasoningReplayItem) -> str | None:
 
 def display_consistent(items: Sequence[ReasoningReplayItem], display_texts: Sequence[str]) -> bool:
     """SPEC ST3: the items' display texts, in order, are a subsequence of the display
-    channel's text-block texts."""
+    channel's text-block texts, each compared exactly as stored (never trimmed)."""
     # Plain loops, not generators: a validator checks every assistant message of every file.
     remaining = iter(display_texts)
     for item in items:

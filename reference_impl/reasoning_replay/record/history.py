@@ -33,7 +33,9 @@ class HistoryMessage:
     provider: str | None = None
     channels: Mapping[str, object] = field(default_factory=dict)  # name → blocks, as stored
     items: Sequence[Mapping[str, Any]] = ()
-    response_id: str | None = None  # the provider's id of the response it came from (SPEC F9)
+    # The provider's id of the response it came from (SPEC F9): only a non-empty string carries
+    # one; ``None`` and ``""`` carry none.
+    response_id: str | None = None
     # SPEC CL3, the items form: its reasoning items are among ``items``, already read, each sent
     # at its position; it has no replay channel.
     reasoning_in_items: bool = False
@@ -90,9 +92,11 @@ def history_from_json(history: object) -> tuple[HistoryMessage, ...]:
         # SPEC P4: only a non-empty string records a provider; a message that records none was
         # issued by the history's provider, when the caller gives one.
         provider = recorded if isinstance(recorded, str) and recorded else history_provider
-        response_id = message.get("response_id")
-        if not isinstance(role, str) or not (response_id is None or isinstance(response_id, str)):
-            raise HistoryShapeError(f"message {index}: role and response_id must be strings")
+        if not isinstance(role, str):
+            raise HistoryShapeError(f"message {index}: role must be a string")
+        # SPEC F9: only a non-empty string carries a response id; any other value carries none.
+        recorded_response = message.get("response_id")
+        response_id = recorded_response if isinstance(recorded_response, str) else None
         # SPEC F6: a cache-state channel that is not an array is a malformed record, not a
         # malformed history; every other channel must be an array of blocks.
         channels = {

@@ -12,6 +12,7 @@ from reasoning_replay.diagnostics import Code, Diagnostic
 from .dedupe import DedupeDecision, decide, reasoning_replay_dedupe_key
 from .envelope import ReasoningReplayItem, check_item_value
 from .history import HistoryMessage
+from .item_types import is_message
 from .providers import REGISTRY_ONLY, ProviderNames
 from .reader import parse_reasoning_replay_envelope
 from .telemetry import ReplayTelemetry, replay_telemetry
@@ -99,7 +100,7 @@ def _own_items(message: HistoryMessage, target: ReplayTarget) -> list[dict[str, 
     items = [dict(item) for item in message.items]
     if target.issuer == XAI:  # SPEC D7: xAI reuses assistant-message ids across turns
         for item in items:
-            if item.get("type") == "message" and item.get("role") == "assistant":
+            if is_message(item, "assistant"):  # SPEC §1.2: the short form too
                 item.pop("id", None)
     return items
 

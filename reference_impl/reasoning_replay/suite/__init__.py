@@ -10,17 +10,18 @@ compute a vector's form and convert it into the items form (SPEC CL3, CL4).
 
 from __future__ import annotations
 
+import warnings
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .cases import PROFILES, assert_case, pytest_cases, vector_cases
+    from .cases import PARTS, assert_case, pytest_cases, vector_cases
 
 RUNNER_NAME = "reasoning-replay-conformance"
 PROTOCOL_VERSION = 1  # versions.json states it; tests/test_versions.py keeps the two equal
 
 __all__ = [
-    "PROFILES",
+    "PARTS",
     "PROTOCOL_VERSION",
     "RUNNER_NAME",
     "assert_case",
@@ -28,7 +29,7 @@ __all__ = [
     "runner_version",
     "vector_cases",
 ]
-_FROM_CASES = frozenset(("PROFILES", "assert_case", "pytest_cases", "vector_cases"))
+_FROM_CASES = frozenset(("PARTS", "assert_case", "pytest_cases", "vector_cases"))
 
 
 def __getattr__(name: str) -> Any:
@@ -38,6 +39,15 @@ def __getattr__(name: str) -> Any:
         from . import cases  # noqa: PLC0415
 
         return getattr(cases, name)
+    if name == "PROFILES":  # its earlier name, from when a part was called a profile
+        warnings.warn(
+            "reasoning_replay.suite.PROFILES is PARTS (the parts of the specification)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        from .cases import PARTS  # noqa: PLC0415
+
+        return PARTS
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

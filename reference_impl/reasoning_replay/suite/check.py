@@ -1,4 +1,5 @@
-"""``conformance check``: lint the suite against its schema, itself and SPEC.md (SPEC §13)."""
+"""``conformance check``: lint the suite against its schema, itself and SPEC.md (SPEC §13), and
+the readings register against all three."""
 
 from __future__ import annotations
 
@@ -12,6 +13,13 @@ from . import protocol, schemas
 from .forms import FORM_TAGS, HISTORY_OPERATIONS, ITEMS_FORM, form_tags
 from .items_form import unanswered_tool_call, vector_form_and_reason
 from .profiles import OUTPUT_MEMBERS
+from .readings import (
+    READINGS_DIR,
+    RegisterProblem,
+    adequacy_mutants,
+    check_readings,
+    load_register,
+)
 from .specdoc import SpecDoc, parse_spec
 from .traceability import TRACEABILITY_NAME, Traceability, load_traceability
 from .vectors import BUNDLE_NAME, Case, Expect, Suite, bundle_text, load_vector_dirs
@@ -73,6 +81,7 @@ def check_suite(conformance_dir: Path, spec_path: Path) -> tuple[tuple[Problem, 
     if spec is not None:
         problems += check_against_spec(suite.cases, spec, spec_path.name, traceability)
         problems += check_traceability(traceability, spec, spec_path.parent, spec_path.name)
+        problems += check_register(conformance_dir / READINGS_DIR, spec, suite, spec_path.parent)
     problems += check_bundle(conformance_dir / BUNDLE_NAME, suite)
     return tuple(problems), suite
 
@@ -278,6 +287,27 @@ def _missing_test(root: Path, path: str, function: str) -> str | None:
     if re.search(rf"^[^\S\n]*(?:async[^\S\n]+)?def[^\S\n]+{function}\(", source, re.MULTILINE):
         return None
     return f"{path} has no function {function}"
+
+
+def check_register(directory: Path, spec: SpecDoc, suite: Suite, root: Path) -> list[Problem]:
+    """The readings register (:mod:`.readings`): its files against their schema, each entry's
+    rule against SPEC.md, its cases against the suite's MUST vectors, its tests against
+    ``root/tests/`` and its mutant against ``root/tools/suite_adequacy.py`` (``root``: SPEC.md's
+    directory)."""
+    readings, problems = load_register(directory)
+    found = list(problems)
+    mutants = adequacy_mutants(root)
+    if isinstance(mutants, RegisterProblem):  # said once; no entry's mutant can be looked up
+        found.append(mutants)
+        mutants = None
+    rules = frozenset(rule.anchor for rule in spec.rules)
+
+    def missing_test(test: str) -> str | None:
+        path, _, function = test.partition("::")
+        return _missing_test(root, path, function)
+
+    found += check_readings(readings, rules, suite, mutants, missing_test)
+    return [Problem(p.kind, p.where, p.message) for p in found]
 
 
 def check_bundle(path: Path, suite: Suite) -> list[Problem]:

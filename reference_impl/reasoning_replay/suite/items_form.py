@@ -91,9 +91,6 @@ def _message_reason(message: object, registry: frozenset[str] | None) -> str | N
         return "not an object with a string role"
     if not _provider_ok(message):
         return "its provider is neither absent nor a non-empty string"
-    response_id = message.get("response_id")
-    if response_id is not None and not isinstance(response_id, str):
-        return "its response_id is not a string"
     channels = message.get("channels", {})
     items = message.get("items", [])
     if not isinstance(channels, Mapping) or not isinstance(items, list):
@@ -173,9 +170,13 @@ def _items_form_message(message: Mapping[str, Any]) -> dict[str, Any]:
         "role": message["role"],
         "items": [*replayed, *message.get("items", [])],
     }
-    for name in ("provider", "response_id"):
-        if name in message:
-            converted[name] = message[name]
+    if "provider" in message:
+        converted["provider"] = message["provider"]
+    # SPEC F9: only a non-empty string carries a response id; any other value carries none, and
+    # the items form has no other value to hold.
+    response_id = message.get("response_id")
+    if isinstance(response_id, str) and response_id:
+        converted["response_id"] = response_id
     record = read_cache_state(channels.get(CACHE_STATE_CHANNEL, ()))
     if isinstance(record, CacheStateRecord):  # on any role: only an assistant's counts (F6)
         converted |= {

@@ -81,7 +81,13 @@ class CaseRedaction:
         return HIDDEN if any(secret in text for secret in self.secrets) else value
 
 
-def case_redaction(case: Case) -> CaseRedaction:
-    found = {*_secret_values(case.input), *_secret_values(case.expect.output)}
-    secrets = sorted((s for s in found if len(s) >= MIN_SECRET_CHARS), key=len, reverse=True)
+def redaction_of(*values: Any) -> CaseRedaction:
+    """The redaction of texts that show ``values``: the secrets are the strings their sensitive
+    members hold (JSON texts among them read as JSON: a request or reply line)."""
+    found = {secret for value in values for secret in _secret_values(value)}
+    secrets = sorted((s for s in found if len(s) >= MIN_SECRET_CHARS), key=lambda s: (-len(s), s))
     return CaseRedaction(tuple(secrets))
+
+
+def case_redaction(case: Case) -> CaseRedaction:
+    return redaction_of(case.input, case.expect.output)

@@ -231,16 +231,14 @@ def handshake_message(failure: Failure) -> str:
     return failure.message
 
 
-def announced_formats(info: ImplementationInfo | None) -> tuple[HistoryFormat, ...]:
+def announced_formats(info: ImplementationInfo) -> tuple[HistoryFormat, ...]:
     """The history forms an implementation reads (SPEC CL3): as announced, the channels form when
-    it announces none, and both without a handshake (every case is then tried as written)."""
-    if info is None:
-        return tuple(HistoryFormat)
+    it announces none."""
     return tuple(f for f in HistoryFormat if f.value in info.formats)
 
 
 def _judged_formats(
-    info: ImplementationInfo | None, judged_as: HistoryFormat | None
+    info: ImplementationInfo, judged_as: HistoryFormat | None
 ) -> tuple[HistoryFormat, ...]:
     announced = announced_formats(info)
     return announced if judged_as is None else tuple(f for f in announced if f is judged_as)
@@ -266,7 +264,7 @@ def _planned(
     seq: int,
     case: Case,
     entries: tuple[Entry | None, ...],
-    supported: frozenset[str] | None,
+    supported: frozenset[str],
     formats: tuple[HistoryFormat, ...],
 ) -> _Planned:
     """SPEC CL4: a case that does not apply is ``not_applicable`` in every profile; one that does
@@ -275,8 +273,7 @@ def _planned(
     if not applies.applies:
         not_applicable = Verdict(Outcome.NOT_APPLICABLE, Detail(applies.reason or "not applicable"))
         return _Planned(seq, case, entries, tuple(not_applicable for _ in entries), None)
-    operations = supported if supported is not None else frozenset({"telemetry"})
-    unjudged = unjudged_members(case, applies.history_format, operations)
+    unjudged = unjudged_members(case, applies.history_format, supported)
     try:
         sent = prepared_case(case, applies.history_format, unjudged)
     except ValueError as exc:  # items_form.NotNeutral: a form tag `conformance check` refuses
@@ -287,10 +284,10 @@ def _planned(
     return _Planned(seq, sent, entries, pre, applies.history_format)
 
 
-def _not_run(case: Case, entry: Entry | None, supported: frozenset[str] | None) -> Verdict | None:
+def _not_run(case: Case, entry: Entry | None, supported: frozenset[str]) -> Verdict | None:
     if entry is not None and entry.state is State.SKIP:
         return skip_verdict(entry)
-    if supported is not None and case.operation not in supported:
+    if case.operation not in supported:
         detail = Detail(f"operation {case.operation!r} is not supported by the implementation")
         return Verdict(Outcome.SKIPPED, detail)
     return None
@@ -324,46 +321,28 @@ def run_cases(
     t0 = time.perf_counter()
     chosen = tuple(p for p in PROFILES if p in profiles) or PROFILES
     results: dict[Profile, list[CaseResult]] = {p: [] for p in chosen}
-    handshake = impl.start()
-    if not isinstance(handshake, ImplementationInfo):
+    # Everything from the start on is inside: a signal while the runner waits for the handshake,
+    # or plans the cases, stops the adapter and what it started before the runner exits, as it
+    # does in a case (conformance/README.md).
+    try:
+        handshake = impl.start()
+        if isinstance(handshake, ImplementationInfo):
+            formats = _judged_formats(handshake, judged_as)
+            supported = frozenset(handshake.operations)
+            entries = [tuple(expectations.lookup(case, p) for p in chosen) for case in cases]
+            plan = [
+                _planned(seq, case, found, supported, formats)
+                for seq, (case, found) in enumerate(zip(cases, entries, strict=True), start=1)
+            ]
+            _judge_all(impl, plan, results, redactor, progress)
+    finally:
         impl.close()
+    if not isinstance(handshake, ImplementationInfo):
         duration = time.perf_counter() - t0
         return _not_started(
             impl, suite, handshake, started=started, duration_s=duration, profiles=chosen
         )
     info = handshake
-    supported = frozenset(info.operations)
-    formats = _judged_formats(info, judged_as)
-    total = len(cases)
-    # Decide up front which cases are not run, so the rest can go to the implementation as one
-    # batch (a persistent adapter overlaps them); results still come back in case order.
-    plan = [
-        _planned(seq, case, tuple(expectations.lookup(case, p) for p in chosen), supported, formats)
-        for seq, case in enumerate(cases, start=1)
-    ]
-    try:
-        exchanges = impl.run_batch((p.seq, p.case) for p in plan if p.sent)
-        for planned in plan:
-            seq, case = planned.seq, planned.case
-            ex = next(exchanges) if planned.sent else None
-            redaction = None if redactor is None or ex is None else redactor(case)
-            probe = (
-                defaults_probe(case.input, ex.reply)
-                if ex is not None and case.operation == DEFAULTS
-                else None
-            )
-            for profile, entry, skip in zip(chosen, planned.entries, planned.pre, strict=True):
-                result = _result(
-                    case, seq, profile, entry=entry, skip=skip, ex=ex, redaction=redaction
-                )
-                results[profile].append(
-                    replace(result, history_format=planned.history_format, probe=probe)
-                )
-            del ex  # the reply, however large, is not kept past this case
-            if progress is not None:
-                progress(seq, total, results[chosen[-1]][-1])
-    finally:
-        impl.close()
     run = RunResult(
         suite=suite,
         results=(),
@@ -390,6 +369,38 @@ def run_cases(
         for p in chosen
     ]
     return replace(views[-1], others=tuple(views[:-1]))
+
+
+def _judge_all(
+    impl: Implementation,
+    plan: Sequence[_Planned],
+    results: dict[Profile, list[CaseResult]],
+    redactor: Callable[[Case], CaseRedaction] | None,
+    progress: Progress | None,
+) -> None:
+    """Send the planned cases and append each one's result to ``results``, per profile, in case
+    order. The cases not run are decided up front (``plan``), so the rest go to the
+    implementation as one batch (a persistent adapter overlaps them)."""
+    chosen = tuple(results)
+    total = len(plan)
+    exchanges = impl.run_batch((p.seq, p.case) for p in plan if p.sent)
+    for planned in plan:
+        seq, case = planned.seq, planned.case
+        ex = next(exchanges) if planned.sent else None
+        redaction = None if redactor is None or ex is None else redactor(case)
+        probe = (
+            defaults_probe(case.input, ex.reply)
+            if ex is not None and case.operation == DEFAULTS
+            else None
+        )
+        for profile, entry, skip in zip(chosen, planned.entries, planned.pre, strict=True):
+            result = _result(case, seq, profile, entry=entry, skip=skip, ex=ex, redaction=redaction)
+            results[profile].append(
+                replace(result, history_format=planned.history_format, probe=probe)
+            )
+        del ex  # the reply, however large, is not kept past this case
+        if progress is not None:
+            progress(seq, total, results[chosen[-1]][-1])
 
 
 def _not_started(

@@ -25,6 +25,7 @@ VECTOR_FILE = "vector-file.schema.json"
 VECTORS_BUNDLE = "vectors-bundle.schema.json"
 EXPECTATIONS = "expectations.schema.json"
 REPORT = "report.schema.json"
+READINGS = "readings.schema.json"
 VALIDATE_REPORT = "validate-report.schema.json"
 SCAN_REPORT = "scan-report.schema.json"
 START_REQUEST = "protocol/start-request.schema.json"
@@ -40,6 +41,7 @@ ALL = (
     VECTORS_BUNDLE,
     EXPECTATIONS,
     REPORT,
+    READINGS,
     VALIDATE_REPORT,
     SCAN_REPORT,
     START_REQUEST,

@@ -97,6 +97,12 @@ class SupervisorLink:
         if not sys.executable:
             raise OSError(0, "no Python interpreter to run the adapter supervisor")
         ours, theirs = socket.socketpair()
+        # The link holds its end before the supervisor exists: whatever interrupts what follows
+        # (a signal included), close() finds the socket and the process to end.
+        self._channel = ours
+        self._lost = False
+        self._received = b""
+        self._replies.clear()
         try:
             command = [sys.executable, "-I", "-S", str(PROGRAM), str(theirs.fileno())]
             self._process = subprocess.Popen(
@@ -109,14 +115,11 @@ class SupervisorLink:
                 start_new_session=True,
             )
         except BaseException:
+            self._channel = None
             ours.close()
             raise
         finally:
             theirs.close()
-        self._channel = ours
-        self._lost = False
-        self._received = b""
-        self._replies.clear()
 
     def exit_status(self, pid: int) -> int | None:
         """The adapter's exit status once the supervisor has reported it (never blocks; each

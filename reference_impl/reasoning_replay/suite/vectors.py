@@ -38,8 +38,22 @@ except AttributeError:  # pragma: no cover
     _Loader = yaml.SafeLoader
 
 
-class YAMLAliasError(yaml.YAMLError):
+class YAMLRefused(yaml.YAMLError):
+    """A YAML document that parses but that the suite refuses to read (its data would not be
+    what its text says, or would not be bounded)."""
+
+
+class YAMLAliasError(YAMLRefused):
     """Aliases that expand past :data:`MAX_ALIAS_EXPANSION` nodes, or refer to themselves."""
+
+
+class YAMLDuplicateKeyError(YAMLRefused):
+    """A mapping that names one key twice. YAML forbids it, but its loaders keep one of the two
+    values without a word, so a case written twice (an ``expect`` or an ``input`` member) would
+    silently test only one of them."""
+
+
+_MERGE_TAG: Final = "tag:yaml.org,2002:merge"  # ``<<``: a merge key, not a member
 
 
 def _alias_expansion(root: yaml.Node) -> int:
@@ -70,14 +84,47 @@ def _alias_expansion(root: yaml.Node) -> int:
     return size[id(root)] - len(size)
 
 
+def _duplicate_key(root: yaml.Node) -> str | None:
+    """Where a mapping of the document names one key twice (two scalar keys of one tag and one
+    value: ``a`` and ``'a'`` are one key, ``1`` and ``'1'`` two), as a message; else ``None``.
+    Each distinct node is visited once, so aliases cost nothing."""
+    seen: set[int] = set()
+    stack: list[yaml.Node] = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            first: dict[tuple[str, str], yaml.Node] = {}
+            for key, value in node.value:
+                stack.extend((key, value))
+                if not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE_TAG:
+                    continue
+                earlier = first.setdefault((key.tag, key.value), key)
+                if earlier is not key:
+                    return (
+                        f"the key {key.value!r} is written twice in one mapping (lines "
+                        f"{earlier.start_mark.line + 1} and {key.start_mark.line + 1}); a YAML "
+                        "loader would keep only one of its values"
+                    )
+    return None
+
+
 def load_yaml(data: bytes | str, loader_class: type[Any] | None = None) -> Any:
     """One YAML document as Python data (safe tags only; libyaml's loader unless another safe
-    loader class is given), with the alias bound enforced."""
+    loader class is given), with the alias bound enforced and no key written twice in one
+    mapping."""
     loader = (loader_class or _Loader)(data)
     try:
         node = loader.get_single_node()
         if node is None:
             return None
+        duplicate = _duplicate_key(node)
+        if duplicate is not None:
+            raise YAMLDuplicateKeyError(duplicate)
         extra = _alias_expansion(node)
         if extra > MAX_ALIAS_EXPANSION:
             raise YAMLAliasError(
@@ -318,7 +365,7 @@ def _load_yaml(data: bytes) -> Any:
     (SPEC U1); the pure-Python loader reads it, so a file libyaml refuses is read again by it."""
     try:
         return load_yaml(data)
-    except YAMLAliasError:
+    except YAMLRefused:
         raise
     except yaml.YAMLError:
         if _Loader is yaml.SafeLoader:
@@ -330,6 +377,8 @@ def parse_vector_file(rel: str, data: bytes) -> tuple[list[Case], list[VectorPro
     """Cases of one file plus its problems; a case with schema errors is left out."""
     try:
         doc = _load_yaml(data)
+    except YAMLDuplicateKeyError as exc:
+        return [], [VectorProblem("duplicate_key", rel, str(exc))]
     except yaml.YAMLError as exc:
         return [], [VectorProblem("yaml", rel, str(exc).replace("\n", " "))]
     bad = first_non_json(doc)

@@ -85,9 +85,10 @@ export function itemsFormHistory(history) {
       return verdict.item;
     });
     const converted = { role: msg.role, items: [...replayed, ...(Array.isArray(msg.items) ? msg.items : [])] };
-    for (const name of ['provider', 'response_id']) {
-      if (Object.hasOwn(msg, name)) converted[name] = msg[name];
-    }
+    if (Object.hasOwn(msg, 'provider')) converted.provider = msg.provider;
+    // F9: only a non-empty string carries a response id; any other value carries none, and the
+    // items form has no other value to hold.
+    if (typeof msg.response_id === 'string' && msg.response_id !== '') converted.response_id = msg.response_id;
     const record = Array.isArray(channels[CACHE_STATE_CHANNEL]) ? channels[CACHE_STATE_CHANNEL] : [];
     if (record.length === 1) {
       const { model, key, effort } = parseStrict(record[0].text);

@@ -6,7 +6,7 @@
 // of §9.3 while assembling the input.
 import { isJsonObject } from './jsontext.js';
 import { ReplayError } from './codes.js';
-import { buildSegments, isItemsForm } from './replay.js';
+import { buildSegments, isItemsForm, isMessage } from './replay.js';
 import { issuerOf } from './providers.js';
 import {
   readCacheState, readRecordMembers, isAllowedEffort, DEFAULT_UPDATE_CAPABLE_MODELS, VALID, MALFORMED,
@@ -52,7 +52,7 @@ export function isGenuineUserTurn(msg) {
   for (const it of items) {
     if (!isJsonObject(it)) continue;
     if (TOOL_RESULT_TYPES.has(it.type)) return false;
-    if (it.type === 'message' && it.role === 'user') {
+    if (isMessage(it, 'user')) {
       const c = it.content;
       if ((typeof c === 'string' && c.length > 0) || (Array.isArray(c) && c.length > 0)) userText = true;
     }
@@ -72,7 +72,7 @@ export function hasNativeCompaction(msg) {
 
 /** F2: where the update goes: the first own user `message` item. */
 function firstUserMessageIndex(own) {
-  return own.findIndex((it) => isJsonObject(it) && it.type === 'message' && it.role === 'user');
+  return own.findIndex((it) => isMessage(it, 'user'));
 }
 
 // Look-ahead outcomes of a genuine user turn (F3, F5); a string is a recorded effort.
@@ -211,10 +211,12 @@ export function plan(p) {
     own: own.filter((it) => !(isJsonObject(it) && it.type === 'configuration_update')),
   }));
 
-  // Continuation (F9): possible when the last assistant message carries its response id. The
-  // standalone compact endpoint always receives a full replay (F8), whatever the transport.
+  // Continuation (F9): possible when the last assistant message carries its response id, a
+  // non-empty string ("" or any other value carries none). The standalone compact endpoint
+  // always receives a full replay (F8), whatever the transport.
   const responseId = lastAssistant >= 0 ? messages[lastAssistant].response_id : undefined;
-  const continuation = transport === 'websocket_continuation' && endpoint === 'responses' && typeof responseId === 'string';
+  const continuation =
+    transport === 'websocket_continuation' && endpoint === 'responses' && typeof responseId === 'string' && responseId !== '';
   const firstSent = continuation ? lastAssistant + 1 : 0;
 
   const input = [];

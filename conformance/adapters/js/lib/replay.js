@@ -144,9 +144,18 @@ function recordedProvider(value) {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/**
+ * SPEC §1.2: an item of type `message` with this role; an item with no `type` and a `role` is a
+ * message too (the Responses API's short form, `{"role": "user", "content": "hi"}`).
+ */
+export function isMessage(item, role) {
+  if (!isJsonObject(item) || item.role !== role) return false;
+  return !Object.hasOwn(item, 'type') || item.type === 'message';
+}
+
 /** D7: xAI reuses assistant-message ids across turns, so they are not sent. */
 function withoutAssistantMessageId(item) {
-  if (!isJsonObject(item) || item.type !== 'message' || item.role !== 'assistant' || !Object.hasOwn(item, 'id')) {
+  if (!isMessage(item, 'assistant') || !Object.hasOwn(item, 'id')) {
     return item;
   }
   const copy = { ...item }; // spread keeps a "__proto__" member as an own data property

@@ -109,9 +109,11 @@ test('F9: low → high → high (tool turn) → low over SSE and over a WebSocke
 });
 
 test('F9: continuation needs the last assistant message\'s response id; else a full replay', () => {
-  const e = run([u('u1'), a('a1', 'low', { response_id: '' }), u('u2')], 'low', { transport: 'websocket_continuation' });
-  assert.equal(e.request.previous_response_id, '', 'any string is a response id');
-  assert.deepEqual(trace(e.request.input), ['u2']);
+  for (const response_id of ['', null, 7, false]) {
+    const e = run([u('u1'), a('a1', 'low', { response_id }), u('u2')], 'low', { transport: 'websocket_continuation' });
+    assert.equal(Object.hasOwn(e.request, 'previous_response_id'), false, 'only a non-empty string is a response id');
+    assert.deepEqual(trace(e.request.input), ['u1', 'a1', 'u2']);
+  }
   const none = run([u('u1')], 'low', { transport: 'websocket_continuation' });
   assert.equal(Object.hasOwn(none.request, 'previous_response_id'), false);
   const m = [u('u1'), a('a1', 'low', { response_id: 'resp_1' }), u('u2'), a('a2', 'low'), u('u3')];

@@ -1,15 +1,13 @@
-//! Capture and writing (SPEC §4, C1–C4): a completed provider output item → canonical envelope.
+//! Capture and writing (SPEC §4, C1–C5): a completed provider output item → canonical envelope.
+//! C5: only items of E2's contract are captured; another contract's item is refused with C2's
+//! code, never adapted.
 
 use crate::envelope::{read_block, Verdict, SCHEMA};
 use crate::json::{write_compact, Value, WStr};
 
 /// C1: the four source names this specification knows.
-pub const SOURCES: [&str; 4] = [
-    "response.output_item.done",
-    "response.completed",
-    "response.incomplete",
-    "response.output_item.added",
-];
+pub const SOURCES: [&str; 4] =
+    ["response.output_item.done", "response.completed", "response.incomplete", "response.output_item.added"];
 
 /// C1–C4: captures `output_item` from `source`, returning the canonical envelope text or the
 /// code of the first failing check (order: source, `capture_not_reasoning`, status, then the
@@ -142,18 +140,42 @@ mod tests {
         assert_eq!(cap(&st("\"in_progress\""), "response.completed"), Err("capture_not_completed"));
         assert_eq!(cap(&st("7"), "response.completed"), Err("capture_not_completed"));
         // Status precedes fields.
-        assert_eq!(cap(r#"{"type":"reasoning","status":"incomplete"}"#, "response.completed"), Err("capture_not_completed"));
+        assert_eq!(
+            cap(r#"{"type":"reasoning","status":"incomplete"}"#, "response.completed"),
+            Err("capture_not_completed")
+        );
     }
 
     #[test]
     fn c2_allowlist_and_field_codes() {
         assert_eq!(cap("[]", "response.completed"), Err("capture_not_reasoning"));
         assert_eq!(cap(r#"{"type":"message"}"#, "response.completed"), Err("capture_not_reasoning"));
-        assert_eq!(cap(r#"{"type":"reasoning","summary":[],"encrypted_content":"c"}"#, "response.completed"), Err("item_id_invalid"));
-        assert_eq!(cap(r#"{"type":"reasoning","id":"a","encrypted_content":""}"#, "response.completed"), Err("item_summary_invalid"));
-        assert_eq!(cap(r#"{"type":"reasoning","id":"a","summary":[{"type":"x","text":""}],"encrypted_content":"c"}"#, "response.completed"), Err("item_summary_invalid"));
-        assert_eq!(cap(r#"{"type":"reasoning","id":"a","summary":[],"encrypted_content":""}"#, "response.completed"), Err("item_ciphertext_invalid"));
-        assert_eq!(cap(r#"{"type":"reasoning","id":"a","summary":[],"encrypted_content":"c","content":{}}"#, "response.completed"), Err("item_content_invalid"));
+        assert_eq!(
+            cap(r#"{"type":"reasoning","summary":[],"encrypted_content":"c"}"#, "response.completed"),
+            Err("item_id_invalid")
+        );
+        assert_eq!(
+            cap(r#"{"type":"reasoning","id":"a","encrypted_content":""}"#, "response.completed"),
+            Err("item_summary_invalid")
+        );
+        assert_eq!(
+            cap(
+                r#"{"type":"reasoning","id":"a","summary":[{"type":"x","text":""}],"encrypted_content":"c"}"#,
+                "response.completed"
+            ),
+            Err("item_summary_invalid")
+        );
+        assert_eq!(
+            cap(r#"{"type":"reasoning","id":"a","summary":[],"encrypted_content":""}"#, "response.completed"),
+            Err("item_ciphertext_invalid")
+        );
+        assert_eq!(
+            cap(
+                r#"{"type":"reasoning","id":"a","summary":[],"encrypted_content":"c","content":{}}"#,
+                "response.completed"
+            ),
+            Err("item_content_invalid")
+        );
         let t = cap(
             r#"{"type":"reasoning","id":"a","summary":[{"text":" a ","type":"summary_text","x":1},{"type":"summary_text","text":"b"}],"encrypted_content":"c","content":[{"type":"reasoning_text","text":"r","y":2}]}"#,
             "response.completed",
@@ -164,7 +186,8 @@ mod tests {
 
     #[test]
     fn c2_lone_surrogates_are_refused_with_the_field_code() {
-        let base = r#"{"type":"reasoning","id":"a","summary":[{"type":"summary_text","text":"s"}],"encrypted_content":"c"}"#;
+        let base =
+            r#"{"type":"reasoning","id":"a","summary":[{"type":"summary_text","text":"s"}],"encrypted_content":"c"}"#;
         assert_eq!(cap(&base.replace("\"a\"", "\"\\ud800\""), "response.completed"), Err("item_id_invalid"));
         assert_eq!(cap(&base.replace("\"s\"", "\"\\udfff\""), "response.completed"), Err("item_summary_invalid"));
         assert_eq!(cap(&base.replace("\"c\"", "\"c\\ud800\""), "response.completed"), Err("item_ciphertext_invalid"));

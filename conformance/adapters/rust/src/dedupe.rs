@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 
 use crate::json::{Value, WStr};
+use crate::providers::ProviderNames;
 
 /// D2/D3: what happens to one replay item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,15 +97,17 @@ impl Deduper {
 }
 
 /// The `dedupe` operation: one decision per `(provider, item)` entry, in order, or the D3
-/// rejection under `conflict_policy: "reject"`.
+/// rejection under `conflict_policy: "reject"`. D1: the identity's provider is the entry's
+/// issuer, its provider name mapped by the registry of §18.2 (P4).
 pub fn dedupe_entries(
     entries: &[(WStr, Value)],
     policy: ConflictPolicy,
 ) -> Result<(Vec<Decision>, u64, u64), &'static str> {
+    let names = ProviderNames::registry_only();
     let mut d = Deduper::new();
     let mut out = Vec::with_capacity(entries.len());
     for (provider, item) in entries {
-        let dec = d.decide(provider, item);
+        let dec = d.decide(&names.issuer_of(provider), item);
         if dec == Decision::KeepConflict && policy == ConflictPolicy::Reject {
             return Err("dedupe_id_ciphertext_conflict");
         }
@@ -150,6 +153,12 @@ mod tests {
         assert_eq!(run(&[("openai", item("a", "x")), ("openai", item("b", "x"))]), ["keep", "keep"]);
         assert_eq!(run(&[("openai", item("a", "x")), ("xai", item("a", "x"))]), ["keep", "keep"]);
         assert_eq!(run(&[("openai", item("a", "x")), ("codex", item("a", "y"))]), ["keep", "keep"]);
+    }
+
+    #[test]
+    fn d1_route_names_are_their_issuers() {
+        let r = run(&[("responses", item("a", "x")), ("openai", item("a", "x")), ("codexresponses", item("a", "x"))]);
+        assert_eq!(r, ["keep", "drop_duplicate", "keep"]);
     }
 
     #[test]

@@ -117,9 +117,8 @@ pub fn check_envelope(v: &Value) -> Result<(), &'static str> {
     // Step 7: legacy forms (E5).
     let Some(schema) = v.get("schema") else {
         if v.has("encrypted_content") {
-            let minimal = members
-                .iter()
-                .all(|(k, _)| k.eq_str("type") || k.eq_str("id") || k.eq_str("encrypted_content"));
+            let minimal =
+                members.iter().all(|(k, _)| k.eq_str("type") || k.eq_str("id") || k.eq_str("encrypted_content"));
             return Err(if minimal { "legacy_minimal_record" } else { "raw_sdk_snapshot" });
         }
         return Err("envelope_member_missing");
@@ -145,10 +144,7 @@ pub fn check_envelope(v: &Value) -> Result<(), &'static str> {
     let Some(item) = v.get("item") else {
         return Err("envelope_member_missing");
     };
-    if members
-        .iter()
-        .any(|(k, _)| !(k.eq_str("schema") || k.eq_str("version") || k.eq_str("item")))
-    {
+    if members.iter().any(|(k, _)| !(k.eq_str("schema") || k.eq_str("version") || k.eq_str("item"))) {
         return Err("envelope_member_unknown");
     }
     check_item(item)
@@ -186,6 +182,7 @@ pub fn check_item(item: &Value) -> Result<(), &'static str> {
     Ok(())
 }
 
+/// E2: `id` and `encrypted_content` are non-empty strings.
 fn is_non_empty_string(v: Option<&Value>) -> bool {
     matches!(v, Some(Value::String(s)) if !s.is_empty())
 }
@@ -211,7 +208,8 @@ mod tests {
         read_block(text.as_bytes()).code()
     }
 
-    const ITEM: &str = r#"{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"é"}],"encrypted_content":"c"}"#;
+    const ITEM: &str =
+        r#"{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"é"}],"encrypted_content":"c"}"#;
 
     fn env(item: &str) -> String {
         format!(r#"{{"schema":"{SCHEMA}","version":1,"item":{item}}}"#)
@@ -309,7 +307,10 @@ mod tests {
         assert_eq!(code(r#"{"schema":"x","version":1,"item":{}}"#), Some("envelope_schema_unknown"));
         assert_eq!(code(&format!(r#"{{"schema":"{SCHEMA}","item":{{}}}}"#)), Some("envelope_member_missing"));
         assert_eq!(code(&format!(r#"{{"schema":"{SCHEMA}","version":1}}"#)), Some("envelope_member_missing"));
-        assert_eq!(code(&format!(r#"{{"schema":"{SCHEMA}","version":1,"item":{ITEM},"status":"x"}}"#)), Some("envelope_member_unknown"));
+        assert_eq!(
+            code(&format!(r#"{{"schema":"{SCHEMA}","version":1,"item":{ITEM},"status":"x"}}"#)),
+            Some("envelope_member_unknown")
+        );
         assert_eq!(code(&env("[]")), Some("item_not_object"));
         assert_eq!(code(&env(&ITEM.replace("\"id\"", "\"status\":\"completed\",\"id\""))), Some("item_member_unknown"));
         assert_eq!(code(&env(&ITEM.replace("\"reasoning\"", "\"message\""))), Some("item_type_invalid"));

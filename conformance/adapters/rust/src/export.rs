@@ -2,15 +2,18 @@
 //! redaction of H6 step 2.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
-use crate::envelope::{read_block, Verdict, REDACTED_SCHEMA};
-use crate::json::{escape_body, parse_document, quote, Node, NodeKind, Value, WStr};
+use crate::envelope::{parse_ijson, read_block, Verdict, REDACTED_SCHEMA};
+use crate::history::{channel, text_of_block, DISPLAY_CHANNEL, REPLAY_CHANNEL};
+use crate::history_file::has_history_shape;
+use crate::json::{escape_body, quote, Node, NodeKind, Value, WStr};
 use crate::redaction::{
-    diagnostic_view, is_reasoning_object, is_replacement, is_sensitive, is_view, replacement, Redactor, StringMap,
+    diagnostic_view, is_pair_value, is_reasoning_object, is_replacement, is_sensitive, is_view, pair_name, replacement,
+    Redactor, StringMap,
 };
-use crate::replay::{channel, text_of_block, REPLAY_CHANNEL};
-use crate::textscan::{read_text, Piece, Reading, LENIENT};
-use crate::validate::{has_history_shape, DISPLAY_CHANNEL};
+use crate::textforms::{decodings, read_gap, RunKind, MAX_DECODINGS};
+use crate::textscan::{gaps, read_text, Fragment, Piece, Reading};
 
 /// H6: the top-level member holding the export marker.
 pub const MARKER: &str = "reasoning_replay_export";
@@ -31,13 +34,9 @@ pub fn export(history: &Value, mode: ExportMode, drop_display: bool) -> Result<V
     }
     let members = history.as_object().map(|m| m.as_slice()).unwrap_or(&[]);
     // H6 step 5: the marker is the last member, replacing any earlier one.
-    let kept = members.iter().filter(|(k, _)| !k.eq_str(MARKER));
     let mut out: Vec<(WStr, Value)> = match mode {
-        ExportMode::Resumable => kept.cloned().collect(),
-        ExportMode::Redacted => {
-            let mut texts = TextRedactor::default();
-            kept.map(|(k, v)| redact_top_member(k, v, drop_display, &mut texts)).collect()
-        }
+        ExportMode::Resumable => members.iter().filter(|(k, _)| !k.eq_str(MARKER)).cloned().collect(),
+        ExportMode::Redacted => redact_top(members, drop_display, &mut TextRedactor::default()),
     };
     let marker = match mode {
         ExportMode::Resumable => Value::obj(vec![
@@ -45,9 +44,7 @@ pub fn export(history: &Value, mode: ExportMode, drop_display: bool) -> Result<V
             ("warning", Value::str(RESUMABLE_WARNING)),
             ("display_reasoning", Value::str(if duplicates_display(history) { "duplicated" } else { "none" })),
         ]),
-        ExportMode::Redacted => {
-            Value::obj(vec![("mode", Value::str("redacted")), ("note", Value::str(REDACTED_NOTE))])
-        }
+        ExportMode::Redacted => Value::obj(vec![("mode", Value::str("redacted")), ("note", Value::str(REDACTED_NOTE))]),
     };
     out.push((WStr::from(MARKER), marker));
     Ok(Value::Object(out))
@@ -61,49 +58,66 @@ fn duplicates_display(history: &Value) -> bool {
         matches!(m.get("role"), Some(r) if r.is_str("assistant"))
             && channel(m, DISPLAY_CHANNEL).is_some_and(|d| !d.is_empty())
             && channel(m, REPLAY_CHANNEL).is_some_and(|blocks| {
-                blocks.iter().filter_map(text_of_block).any(|t| matches!(read_block(t.as_bytes()), Verdict::Resumable(_)))
+                blocks
+                    .iter()
+                    .filter_map(text_of_block)
+                    .any(|t| matches!(read_block(t.as_bytes()), Verdict::Resumable(_)))
             })
     })
 }
 
-/// H6 step 1: the top-level object member by member; `messages` message by message.
-fn redact_top_member(name: &WStr, v: &Value, drop_display: bool, texts: &mut TextRedactor) -> (WStr, Value) {
-    if name.eq_str("messages") {
-        if let Value::Array(msgs) = v {
-            let out = msgs.iter().map(|m| redact_message(m, drop_display, texts)).collect();
-            return (texts.map(name), Value::Array(out));
-        }
-    }
-    Redactor { strings: texts, nesting_rule: true }.member(name, v, 0)
+/// H6 step 1: the top-level object member by member (R2 rule 2, never taken for a reasoning
+/// item); `messages` message by message.
+fn redact_top(members: &[(WStr, Value)], drop_display: bool, texts: &mut TextRedactor) -> Vec<(WStr, Value)> {
+    let pair = Redactor { strings: texts, nesting_rule: true }.pair_of(members);
+    members
+        .iter()
+        .filter(|(k, _)| !k.eq_str(MARKER))
+        .map(|(k, v)| match v {
+            Value::Array(msgs) if k.eq_str("messages") => {
+                let out = msgs.iter().map(|m| redact_message(m, drop_display, texts)).collect();
+                (texts.map(k), Value::Array(out))
+            }
+            _ => Redactor { strings: texts, nesting_rule: true }.member(k, v, 0, pair.as_ref()),
+        })
+        .collect()
 }
 
 /// H6 step 1: a message (inside the top-level object and `messages`: depth 2) member by member,
 /// its `channels` object member by member.
 fn redact_message(m: &Value, drop_display: bool, texts: &mut TextRedactor) -> Value {
     let Value::Object(members) = m else { return Redactor { strings: texts, nesting_rule: true }.value(m, 2) };
+    let pair = Redactor { strings: texts, nesting_rule: true }.pair_of(members);
     let mut out = Vec::with_capacity(members.len());
     for (k, v) in members {
         match v {
             Value::Object(channels) if k.eq_str("channels") => {
-                let mut ch_out = Vec::with_capacity(channels.len());
-                for (cname, blocks) in channels {
-                    if drop_display && cname.eq_str(DISPLAY_CHANNEL) {
-                        continue;
-                    }
-                    match blocks {
-                        Value::Array(bs) if cname.eq_str(REPLAY_CHANNEL) => {
-                            let redacted = bs.iter().map(|b| redact_replay_block(b, texts)).collect();
-                            ch_out.push((texts.map(cname), Value::Array(redacted)));
-                        }
-                        _ => ch_out.push(Redactor { strings: texts, nesting_rule: true }.member(cname, blocks, 3)),
-                    }
-                }
-                out.push((texts.map(k), Value::Object(ch_out)));
+                out.push((texts.map(k), Value::Object(redact_channels(channels, drop_display, texts))));
             }
-            _ => out.push(Redactor { strings: texts, nesting_rule: true }.member(k, v, 2)),
+            _ => out.push(Redactor { strings: texts, nesting_rule: true }.member(k, v, 2, pair.as_ref())),
         }
     }
     Value::Object(out)
+}
+
+/// H6 step 1: a message's `channels` object (inside three containers) member by member; the
+/// replay channel's blocks as step 3 says; the display channel dropped when asked.
+fn redact_channels(channels: &[(WStr, Value)], drop_display: bool, texts: &mut TextRedactor) -> Vec<(WStr, Value)> {
+    let pair = Redactor { strings: texts, nesting_rule: true }.pair_of(channels);
+    let mut out = Vec::with_capacity(channels.len());
+    for (name, blocks) in channels {
+        if drop_display && name.eq_str(DISPLAY_CHANNEL) {
+            continue;
+        }
+        match blocks {
+            Value::Array(bs) if name.eq_str(REPLAY_CHANNEL) => {
+                let redacted = bs.iter().map(|b| redact_replay_block(b, texts)).collect();
+                out.push((texts.map(name), Value::Array(redacted)));
+            }
+            _ => out.push(Redactor { strings: texts, nesting_rule: true }.member(name, blocks, 3, pair.as_ref())),
+        }
+    }
+    out
 }
 
 /// H2: the compact text of a redacted record.
@@ -117,11 +131,12 @@ fn record_text(was: &str, view: Value) -> WStr {
     .to_compact_wstr()
 }
 
-/// H2: the reasoning item of a block text: the envelope's `item` when it has one (an object),
-/// else the block's object itself when it has an `encrypted_content` member; read leniently.
+/// H2: the view of a block's reasoning item: the envelope's `item` when it has one (an
+/// object), else the block's object itself when it has an `encrypted_content` member, else
+/// `null`. A text that is not one I-JSON text (E6 steps 1–5) denotes no value, so it has no
+/// item to view.
 fn block_item_view(text: &WStr) -> Value {
-    let Ok((node, _)) = parse_document(text.as_bytes(), LENIENT) else { return Value::Null };
-    let v = node.to_value(text.as_bytes());
+    let Ok(v) = parse_ijson(text.as_bytes()) else { return Value::Null };
     match v.get("item") {
         Some(item @ Value::Object(_)) => diagnostic_view(item),
         _ if v.is_object() && v.has("encrypted_content") => diagnostic_view(&v),
@@ -142,13 +157,14 @@ fn redact_replay_block(b: &Value, texts: &mut TextRedactor) -> Value {
         Verdict::Resumable(_) => texts.map(&record_text("resumable", block_item_view(text))),
     };
     let members = b.as_object().map(|m| m.as_slice()).unwrap_or(&[]);
+    let pair = Redactor { strings: texts, nesting_rule: true }.pair_of(members);
     let out = members
         .iter()
         .map(|(k, v)| {
             if k.eq_str("text") {
                 (k.clone(), Value::String(new_text.clone()))
             } else {
-                Redactor { strings: texts, nesting_rule: true }.member(k, v, 5)
+                Redactor { strings: texts, nesting_rule: true }.member(k, v, 5, pair.as_ref())
             }
         })
         .collect();
@@ -158,7 +174,9 @@ fn redact_replay_block(b: &Value, texts: &mut TextRedactor) -> Value {
 /// H6 step 2: text redaction, memoised (the same text always redacts the same way).
 #[derive(Default)]
 pub struct TextRedactor {
-    memo: HashMap<WStr, WStr>,
+    memo: HashMap<(usize, WStr), WStr>,
+    /// How many decodings (H8 text forms) deep the text being redacted is.
+    depth: usize,
 }
 
 impl StringMap for TextRedactor {
@@ -167,52 +185,83 @@ impl StringMap for TextRedactor {
     }
 }
 
+/// An edit of a text: the span `[start, end)` replaced by the bytes.
+type Edit = (usize, usize, Vec<u8>);
+
+/// H6 step 2: the text marker: the compact text of `{"redacted": "text", "bytes": N, "sha256":
+/// hex}`, `N` and the digest those of the original text's UTF-8.
+fn text_marker(t: &WStr) -> WStr {
+    Value::obj(vec![
+        ("redacted", Value::str("text")),
+        ("bytes", Value::int(t.utf8_len() as u64)),
+        ("sha256", Value::str(&t.sha256_hex())),
+    ])
+    .to_compact_wstr()
+}
+
+/// H6 step 2: the replacement of a ciphertext by its shape (its UTF-8 length and digest).
+fn ciphertext_shape_marker(run: &WStr) -> Vec<u8> {
+    format!("[redacted encrypted_content bytes={} sha256={}]", run.utf8_len(), run.sha256_hex()).into_bytes()
+}
+
+/// H6 step 2: what the value of a sensitive assignment becomes (kept when it already is).
+const ASSIGNMENT_MARKER: &[u8] = b"[redacted]";
+
 impl TextRedactor {
-    /// H6 step 2: redacts a text; when redacting the result would change it again, the whole
-    /// text is replaced by `{"redacted": "text", "bytes": N, "sha256": hex}` of the original.
+    /// H6 step 2: redacts a text. When a decoding of the result would be changed by text
+    /// redaction, or text redaction of the result would change it again (an edit made a broken
+    /// text readable), the whole text is replaced by its text marker.
     pub fn redact_text(&mut self, t: &WStr) -> WStr {
-        if let Some(r) = self.memo.get(t) {
+        let key = (self.depth, t.clone());
+        if let Some(r) = self.memo.get(&key) {
             return r.clone();
         }
         let once = self.edit_pass(t);
-        let result = if once != *t && self.edit_pass(&once) != once {
-            Value::obj(vec![
-                ("redacted", Value::str("text")),
-                ("bytes", Value::int(t.utf8_len() as u64)),
-                ("sha256", Value::str(&t.sha256_hex())),
-            ])
-            .to_compact_wstr()
+        let result = if self.a_decoding_changes(&once) || (once != *t && self.edit_pass(&once) != once) {
+            text_marker(t)
         } else {
             once
         };
-        self.memo.insert(t.clone(), result.clone());
+        self.memo.insert(key, result.clone());
         result
+    }
+
+    /// Whether text redaction changes a text decoded from the one being redacted (one decoding
+    /// deeper; H8 reads at most 4 decodings deep).
+    fn decoded_changes(&mut self, decoded: &WStr) -> bool {
+        if self.depth >= MAX_DECODINGS {
+            return false;
+        }
+        self.depth += 1;
+        let changed = self.redact_text(decoded) != *decoded;
+        self.depth -= 1;
+        changed
+    }
+
+    /// H6 step 2: whether a percent or HTML decoding of one of the text's gaps would be changed
+    /// by text redaction.
+    fn a_decoding_changes(&mut self, t: &WStr) -> bool {
+        let src = t.as_bytes();
+        let reading = read_text(src);
+        gaps(&reading, src.len()).into_iter().any(|g| decodings(&src[g]).iter().any(|d| self.decoded_changes(d)))
     }
 
     /// One pass of edits over a text read as H8 reads it; every other character is kept.
     fn edit_pass(&mut self, t: &WStr) -> WStr {
         let src = t.as_bytes();
-        let mut edits: Vec<(usize, usize, Vec<u8>)> = Vec::new();
-        match read_text(src) {
-            Reading::Whole(node) => self.edit_node(&node, src, &mut edits),
+        let mut edits: Vec<Edit> = Vec::new();
+        let reading = read_text(src);
+        match &reading {
+            Reading::Whole(node) => self.edit_node(node, src, &mut edits),
             Reading::Pieces(pieces) => {
                 for p in pieces {
                     match p {
-                        Piece::Value(node) => self.edit_node(&node, src, &mut edits),
-                        Piece::Fragment(f) => {
-                            let rep = match (&f.value, f.terminated) {
-                                (Some(v), true) => replacement(&WStr::from("encrypted_content"), &Value::String(v.clone())),
-                                _ => Value::obj(vec![("redacted", Value::str("encrypted_content"))]),
-                            };
-                            let mut text = rep.to_compact();
-                            for _ in 0..f.level {
-                                let mut esc = Vec::with_capacity(text.len() * 2);
-                                escape_body(&text, &mut esc);
-                                text = esc;
-                            }
-                            edits.push((f.start, f.end, text));
-                        }
+                        Piece::Value(node) => self.edit_node(node, src, &mut edits),
+                        Piece::Fragment(f) => edits.push(fragment_edit(f)),
                     }
+                }
+                for gap in gaps(&reading, src.len()) {
+                    self.edit_gap(src, gap, &mut edits);
                 }
             }
         }
@@ -231,8 +280,34 @@ impl TextRedactor {
         WStr::from_wtf8(out)
     }
 
+    /// H6 step 2, in a gap (H8 text forms): the value of each sensitive assignment becomes
+    /// `[redacted]`, each ciphertext by its shape its shape marker, and each base64 run whose
+    /// decoded text redaction would change becomes `[redacted]`.
+    fn edit_gap(&mut self, src: &[u8], gap: Range<usize>, edits: &mut Vec<Edit>) {
+        let forms = read_gap(&src[gap.clone()]);
+        for a in &forms.assignments {
+            let (s, e) = (gap.start + a.value.start, gap.start + a.value.end);
+            if &src[s..e] != ASSIGNMENT_MARKER {
+                edits.push((s, e, ASSIGNMENT_MARKER.to_vec()));
+            }
+        }
+        for run in &forms.runs {
+            let (s, e) = (gap.start + run.span.start, gap.start + run.span.end);
+            match &run.kind {
+                RunKind::Ciphertext => {
+                    edits.push((s, e, ciphertext_shape_marker(&WStr::from_wtf8(src[s..e].to_vec()))))
+                }
+                RunKind::Encoded(text) => {
+                    if self.decoded_changes(text) {
+                        edits.push((s, e, ASSIGNMENT_MARKER.to_vec()));
+                    }
+                }
+            }
+        }
+    }
+
     /// H6 step 2: R2 without rule 4 on one value where it stands, as edits of its text.
-    fn edit_node(&mut self, node: &Node, src: &[u8], edits: &mut Vec<(usize, usize, Vec<u8>)>) {
+    fn edit_node(&mut self, node: &Node, src: &[u8], edits: &mut Vec<Edit>) {
         match &node.kind {
             NodeKind::Object(members) => {
                 let v = node.to_value(src);
@@ -250,18 +325,30 @@ impl TextRedactor {
                     }
                     return;
                 }
-                for m in members {
-                    let name = self.redact_text(&m.name);
+                // R2 rule 2, on the names and strings as text redaction keeps them.
+                let names: Vec<WStr> = members.iter().map(|m| self.redact_text(&m.name)).collect();
+                let strings: Vec<Value> = members
+                    .iter()
+                    .map(|m| match &m.value.kind {
+                        NodeKind::Str(s) => Value::String(self.redact_text(s)),
+                        _ => Value::Null,
+                    })
+                    .collect();
+                let pair = pair_name(names.iter().zip(strings.iter())).cloned();
+                for (m, name) in members.iter().zip(names) {
                     if name != m.name {
                         edits.push((m.name_start, m.name_end, quote(&name)));
                     }
-                    if is_sensitive(&name) {
-                        let value = m.value.to_value(src);
-                        if !is_replacement(&value, &name) {
-                            edits.push((m.value.start, m.value.end, replacement(&name, &value).to_compact()));
+                    let replaced_as =
+                        if is_sensitive(&name) { Some(name) } else { pair.clone().filter(|_| is_pair_value(&name)) };
+                    match replaced_as {
+                        Some(as_name) => {
+                            let value = m.value.to_value(src);
+                            if !is_replacement(&value, &as_name) {
+                                edits.push((m.value.start, m.value.end, replacement(&as_name, &value).to_compact()));
+                            }
                         }
-                    } else {
-                        self.edit_node(&m.value, src, edits);
+                        None => self.edit_node(&m.value, src, edits),
                     }
                 }
             }
@@ -279,6 +366,24 @@ impl TextRedactor {
             _ => {}
         }
     }
+}
+
+/// H6 step 2: a fragment's value, from its opening quote to its closing quote (to the end of
+/// the text when unterminated), becomes the compact text of its R2 replacement
+/// (`{"redacted": "encrypted_content"}` when unterminated or it does not unescape), escaped
+/// for the fragment's escape level.
+fn fragment_edit(f: &Fragment) -> Edit {
+    let rep = match (&f.value, f.terminated) {
+        (Some(v), true) => replacement(&WStr::from("encrypted_content"), &Value::String(v.clone())),
+        _ => Value::obj(vec![("redacted", Value::str("encrypted_content"))]),
+    };
+    let mut text = rep.to_compact();
+    for _ in 0..f.level {
+        let mut esc = Vec::with_capacity(text.len() * 2);
+        escape_body(&text, &mut esc);
+        text = esc;
+    }
+    (f.start, f.end, text)
 }
 
 #[cfg(test)]
@@ -306,7 +411,10 @@ mod tests {
         Value::obj(vec![
             ("type", Value::str("reasoning")),
             ("id", Value::str("rs_1")),
-            ("summary", Value::Array(vec![Value::obj(vec![("type", Value::str("summary_text")), ("text", Value::str("S"))])])),
+            (
+                "summary",
+                Value::Array(vec![Value::obj(vec![("type", Value::str("summary_text")), ("text", Value::str("S"))])]),
+            ),
             ("encrypted_content", Value::str(C16)),
         ])
     }
@@ -326,7 +434,9 @@ mod tests {
         );
         let t = format!("before {{\"encrypted_content\": \"{C16}\"}} after");
         let r = tr(&t);
-        assert!(r.starts_with("before {\"encrypted_content\": {\"redacted\":\"encrypted_content\",\"bytes\":16,\"sha256\":\""));
+        assert!(r.starts_with(
+            "before {\"encrypted_content\": {\"redacted\":\"encrypted_content\",\"bytes\":16,\"sha256\":\""
+        ));
         assert!(r.ends_with("\"}} after"), "{r}");
         // Strings inside values are texts too.
         let nested = format!("{{\"log\":\"{{\\\"encrypted_content\\\":\\\"{C16}\\\"}}\"}}");
@@ -339,12 +449,51 @@ mod tests {
     fn text_redaction_of_fragments() {
         let t = format!("x=\"{{\\\"encrypted_content\\\":\\\"{C16}\\\"\" y");
         let r = tr(&t);
-        assert!(r.starts_with("x=\"{\\\"encrypted_content\\\":{\\\"redacted\\\":\\\"encrypted_content\\\",\\\"bytes\\\":16,"), "{r}");
+        assert!(
+            r.starts_with(
+                "x=\"{\\\"encrypted_content\\\":{\\\"redacted\\\":\\\"encrypted_content\\\",\\\"bytes\\\":16,"
+            ),
+            "{r}"
+        );
         assert!(!r.contains(C16));
         let r = tr("{\"encrypted_content\": \"abc");
         assert_eq!(r, "{\"encrypted_content\": {\"redacted\":\"encrypted_content\"}");
         // Idempotent.
         assert_eq!(tr(&r), r);
+    }
+
+    const FERNET: &str =
+        "gAAAAABpM0YjZk4yMrZw3XDI1AWFaKb9T0NQq7LndK6zaRB-FK1PbhZhaZk4yMrZw3XDI1AWFaKb9T0NQq7LndK6zaRB_FK1PbhZha==";
+
+    #[test]
+    fn h6_sensitive_assignments_become_redacted_and_stay_so() {
+        for (text, expected) in [
+            ("config {'api_key': 'sk-1', 'model': 'gpt-5'}", "config {'api_key': '[redacted]', 'model': 'gpt-5'}"),
+            ("openai:\n  api_key: sk-1\n", "openai:\n  api_key: [redacted]\n"),
+            ("<config><api_key>sk-1</api_key></config>", "<config><api_key>[redacted]</api_key></config>"),
+            ("GET https://h/v1?model=m&api_key=sk-1&x=1", "GET https://h/v1?model=m&api_key=[redacted]&x=1"),
+            ("curl -H \"Authorization: Bearer sk-1\" https://h", "curl -H \"Authorization: [redacted]\" https://h"),
+        ] {
+            assert_eq!(tr(text), expected);
+            assert_eq!(tr(expected), expected, "idempotent");
+        }
+    }
+
+    #[test]
+    fn h6_ciphertexts_by_shape_and_encoded_texts() {
+        let marker = format!(
+            "[redacted encrypted_content bytes={} sha256={}]",
+            FERNET.len(),
+            crate::sha256::hex_digest(FERNET.as_bytes())
+        );
+        assert_eq!(tr(&format!("state {FERNET} end")), format!("state {marker} end"));
+        // `{"api_key": "k"}` in base64: the run becomes `[redacted]`.
+        assert_eq!(tr("cfg=eyJhcGlfa2V5IjogImsifQ=="), "cfg=[redacted]");
+        // A decoding of the result that redaction would change: the whole text's marker.
+        let t = "body=%7B%22api_key%22%3A%20%22k%22%7D";
+        let r = tr(t);
+        assert!(r.starts_with("{\"redacted\":\"text\",\"bytes\":37,\"sha256\":\""), "{r}");
+        assert!(scan(r.as_bytes()).is_empty());
     }
 
     #[test]
@@ -367,8 +516,20 @@ mod tests {
                     (
                         "channels",
                         Value::obj(vec![
-                            (REPLAY_CHANNEL, Value::Array(vec![Value::obj(vec![("type", Value::str("text")), ("text", Value::str(&env))]), Value::int(5)])),
-                            ("reasoning", Value::Array(vec![Value::obj(vec![("type", Value::str("text")), ("text", Value::str("S"))])])),
+                            (
+                                REPLAY_CHANNEL,
+                                Value::Array(vec![
+                                    Value::obj(vec![("type", Value::str("text")), ("text", Value::str(&env))]),
+                                    Value::int(5),
+                                ]),
+                            ),
+                            (
+                                "reasoning",
+                                Value::Array(vec![Value::obj(vec![
+                                    ("type", Value::str("text")),
+                                    ("text", Value::str("S")),
+                                ])]),
+                            ),
                         ]),
                     ),
                 ])]),
@@ -389,7 +550,16 @@ mod tests {
         assert_eq!(read_block(t0.as_bytes()).code(), Some("redacted_record"));
         assert_eq!(
             text(&b[1]),
-            format!("{{\"type\":\"text\",\"text\":{}}}", String::from_utf8(quote(&WStr::from(format!("{{\"schema\":\"{REDACTED_SCHEMA}\",\"version\":1,\"was\":\"block_not_text\",\"view\":null}}").as_str()))).unwrap())
+            format!(
+                "{{\"type\":\"text\",\"text\":{}}}",
+                String::from_utf8(quote(&WStr::from(
+                    format!(
+                        "{{\"schema\":\"{REDACTED_SCHEMA}\",\"version\":1,\"was\":\"block_not_text\",\"view\":null}}"
+                    )
+                    .as_str()
+                )))
+                .unwrap()
+            )
         );
         // Exporting a redacted export again changes nothing but the marker (already last).
         let again = export(&out, ExportMode::Redacted, true).unwrap();
@@ -408,9 +578,15 @@ mod tests {
         let out = export(&mk("assistant"), ExportMode::Resumable, true).unwrap();
         assert_eq!(
             text(out.get(MARKER).unwrap()),
-            format!("{{\"mode\":\"resumable\",\"warning\":\"{RESUMABLE_WARNING}\",\"display_reasoning\":\"duplicated\"}}")
+            format!(
+                "{{\"mode\":\"resumable\",\"warning\":\"{RESUMABLE_WARNING}\",\"display_reasoning\":\"duplicated\"}}"
+            )
         );
-        assert!(out.get("messages").unwrap().as_array().unwrap()[0].get("channels").unwrap().get("reasoning").is_some());
+        assert!(out.get("messages").unwrap().as_array().unwrap()[0]
+            .get("channels")
+            .unwrap()
+            .get("reasoning")
+            .is_some());
         let out = export(&mk("user"), ExportMode::Resumable, false).unwrap();
         assert!(out.get(MARKER).unwrap().get("display_reasoning").unwrap().is_str("none"));
         assert_eq!(export(&j("{\"messages\":{}}"), ExportMode::Resumable, false), Err("history_malformed"));

@@ -437,14 +437,12 @@ impl Node {
         match &self.kind {
             NodeKind::Null => Value::Null,
             NodeKind::Bool(b) => Value::Bool(*b),
-            NodeKind::Number => {
-                Value::Number(String::from_utf8_lossy(&src[self.start..self.end]).into_owned())
-            }
+            NodeKind::Number => Value::Number(String::from_utf8_lossy(&src[self.start..self.end]).into_owned()),
             NodeKind::Str(s) => Value::String(s.clone()),
             NodeKind::Array(a) => Value::Array(a.iter().map(|n| n.to_value(src)).collect()),
-            NodeKind::Object(m) => Value::Object(
-                m.iter().map(|mm| (mm.name.clone(), mm.value.to_value(src))).collect(),
-            ),
+            NodeKind::Object(m) => {
+                Value::Object(m.iter().map(|mm| (mm.name.clone(), mm.value.to_value(src))).collect())
+            }
         }
     }
 
@@ -515,11 +513,7 @@ pub fn parse_document(src: &[u8], opts: ParseOptions) -> Result<(Node, ParseFlag
 }
 
 /// Parses one value starting exactly at `pos` (no leading whitespace); returns it and its end.
-pub fn parse_value_at(
-    src: &[u8],
-    pos: usize,
-    opts: ParseOptions,
-) -> Result<(Node, ParseFlags), ParseError> {
+pub fn parse_value_at(src: &[u8], pos: usize, opts: ParseOptions) -> Result<(Node, ParseFlags), ParseError> {
     let mut p = Parser { src, pos, opts, flags: ParseFlags::default() };
     let node = p.value(0)?;
     Ok((node, p.flags))
@@ -804,10 +798,7 @@ mod tests {
     #[test]
     fn parses_rfc8259_values_and_keeps_lexemes() {
         let (v, _) = parse(" {\"a\":[1,1.0,1e0,-0,true,null,\"x\"]} ").unwrap();
-        assert_eq!(
-            String::from_utf8(v.to_compact()).unwrap(),
-            "{\"a\":[1,1.0,1e0,-0,true,null,\"x\"]}"
-        );
+        assert_eq!(String::from_utf8(v.to_compact()).unwrap(), "{\"a\":[1,1.0,1e0,-0,true,null,\"x\"]}");
     }
 
     #[test]

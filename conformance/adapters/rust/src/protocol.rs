@@ -5,28 +5,40 @@ use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use crate::cache_state::DEFAULT_UPDATE_CAPABLE;
 use crate::capture::capture;
 use crate::dedupe::{dedupe_entries, ConflictPolicy};
+use crate::defaults::default_request;
 use crate::envelope::{read_block, Verdict};
 use crate::export::{export, ExportMode};
+use crate::history::History;
 use crate::json::{parse_value, ParseOptions, Value, WStr, MAX_DEPTH};
-use crate::planner::{plan, Endpoint, PlanInput, PlanOutcome, Transport, DEFAULT_UPDATE_CAPABLE};
+use crate::planner::{plan, Endpoint, PlanInput, PlanOutcome, Transport};
+use crate::providers::{ProviderNames, DEFAULT_PROVIDER};
 use crate::redaction::redact;
-use crate::replay::{build, history_messages, history_provider, BuildError};
+use crate::replay::{build, ConflictRejected, Target};
 use crate::scan::scan;
 use crate::telemetry::count;
 use crate::validate::{validate, HistoryText, ValidateOptions};
 
-/// The operations announced in the handshake.
-pub const OPERATIONS: [&str; 10] =
-    ["read", "capture", "replay", "dedupe", "redact", "telemetry", "plan", "validate", "export", "scan"];
+/// The operations announced in the handshake (SPEC §13's conformance classes).
+pub const OPERATIONS: [&str; 11] =
+    ["read", "capture", "replay", "dedupe", "redact", "telemetry", "plan", "defaults", "validate", "export", "scan"];
+
+/// CL4: the history forms `replay` and `plan` read (PROTOCOL `history_formats`).
+pub const HISTORY_FORMATS: [&str; 2] = ["channels", "items"];
+
+/// CL4: what this implementation records about a reasoning item's issuer: the provider of its
+/// message (P4), in either history form.
+pub const PROVENANCE: &str = "message";
 
 /// PROTOCOL "What the runner checks": a reply line may be at most 16 MiB.
 const MAX_REPLY_BYTES: usize = 16 * 1024 * 1024;
 
 /// The protocol's request lines: RFC 8259, lone-surrogate escapes kept (PROTOCOL "Lone
 /// surrogates"), duplicate members kept (lookups take the last).
-const REQUEST_PARSE: ParseOptions = ParseOptions { lenient_tokens: false, max_depth: MAX_DEPTH, detect_duplicates: false };
+const REQUEST_PARSE: ParseOptions =
+    ParseOptions { lenient_tokens: false, max_depth: MAX_DEPTH, detect_duplicates: false };
 
 /// What an operation answers.
 pub enum Reply {
@@ -141,18 +153,22 @@ fn op_capture(input: &Input) -> OpResult {
     })
 }
 
-/// `replay`: P1–P4, D1–D7, T1.
+/// P4: the caller's provider-name mapping (`provider_names`, as for `replay`, `plan` and
+/// `validate`), extending the registry of §18.2.
+fn provider_names(input: &Input) -> Result<ProviderNames, String> {
+    ProviderNames::with_mapping(input.get("provider_names"))
+}
+
+/// `replay`: P1–P4, D1–D7, T1, CL3.
 fn op_replay(input: &Input) -> OpResult {
-    let history = input.required("history")?;
-    let target = input.required("target")?;
-    let provider = match target.get("provider") {
+    let history = History::from_value(input.required("history")?)?;
+    let provider = match input.required("target")?.get("provider") {
         Some(Value::String(p)) => p.clone(),
         _ => return Err("target.provider is not a string".into()),
     };
     let policy = conflict_policy(input.get("options"))?;
-    let hp = history_provider(history).map_err(broken)?;
-    let messages = history_messages(history).map_err(broken)?;
-    match build(messages, hp.as_ref(), &provider, policy) {
+    let names = provider_names(input)?;
+    match build(&history, &Target::new(&names, &provider), policy) {
         Ok(b) => {
             let input_items = b.input();
             let counters = count(&input_items, b.exact_count, b.conflict_count);
@@ -162,15 +178,7 @@ fn op_replay(input: &Input) -> OpResult {
                 ("counters", counters.to_value()),
             ])))
         }
-        Err(BuildError::Reject(c)) => Ok(Reply::Reject(c)),
-        Err(BuildError::Broken(m)) => Err(m),
-    }
-}
-
-fn broken(e: BuildError) -> String {
-    match e {
-        BuildError::Broken(m) => m,
-        BuildError::Reject(c) => c.to_string(),
+        Err(ConflictRejected) => Ok(Reply::Reject("dedupe_id_ciphertext_conflict")),
     }
 }
 
@@ -227,11 +235,9 @@ fn op_telemetry(input: &Input) -> OpResult {
     Ok(Reply::Output(Value::obj(vec![("counters", c.to_value())])))
 }
 
-/// `plan`: F1–F12, K1–K4, P5.
+/// `plan`: F1–F12, K1–K4, P5, CL3.
 fn op_plan(input: &Input) -> OpResult {
-    let history = input.required("history")?;
-    let messages = history_messages(history).map_err(broken)?;
-    let hp = history_provider(history).map_err(broken)?;
+    let history = History::from_value(input.required("history")?)?;
     let null = Value::Null;
     let transport = match input.get("transport") {
         None | Some(Value::Null) => Transport::Sse,
@@ -247,7 +253,7 @@ fn op_plan(input: &Input) -> OpResult {
         Some(_) => return Err("input.endpoint is unknown".into()),
     };
     let target_provider = match input.get("target_provider") {
-        None | Some(Value::Null) => WStr::from("openai"),
+        None | Some(Value::Null) => WStr::from(DEFAULT_PROVIDER),
         Some(Value::String(s)) => s.clone(),
         Some(_) => return Err("input.target_provider is not a string".into()),
     };
@@ -261,9 +267,14 @@ fn op_plan(input: &Input) -> OpResult {
         Some(m @ Value::Object(_)) => Some(m),
         Some(_) => return Err("input.metadata is not an object".into()),
     };
+    // P5: without the caller's declaration, the model returns reasoning.
+    let reasoning_model = match input.get("reasoning_model") {
+        None | Some(Value::Null) => true,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err("input.reasoning_model is not a boolean".into()),
+    };
     let p = PlanInput {
-        messages,
-        history_provider: hp,
+        history,
         model: input.get("model").unwrap_or(&null),
         desired_effort: input.get("desired_effort").filter(|v| !v.is_null()),
         instance_key: input.get("instance_key").unwrap_or(&null),
@@ -271,12 +282,22 @@ fn op_plan(input: &Input) -> OpResult {
         transport,
         endpoint,
         target_provider,
+        names: provider_names(input)?,
+        reasoning_model,
         update_capable,
     };
-    Ok(match plan(&p)? {
+    Ok(match plan(&p) {
         PlanOutcome::Plan(v) => Reply::Output(v),
         PlanOutcome::Reject(c) => Reply::Reject(c),
     })
+}
+
+/// `defaults`: P5, probed: the request fields sent with no configuration at all.
+fn op_defaults(input: &Input) -> OpResult {
+    let model = input.text("model")?.to_wstr();
+    // The request is the same for every target provider (P5, K1); the member is still required.
+    input.text("target_provider")?;
+    Ok(Reply::Output(Value::obj(vec![("request", default_request(&model))])))
 }
 
 /// H4: an octal mode string such as `"0644"`.
@@ -296,12 +317,13 @@ fn op_validate(input: &Input) -> OpResult {
     let text = input.text("history_text")?;
     let provider = match input.opt_text("provider")? {
         Some(p) => p.to_wstr(),
-        None => WStr::from("openai"),
+        None => WStr::from(DEFAULT_PROVIDER),
     };
     let modes = input.get("modes");
     let file_name = input.opt_text("file_name")?.map(|t| t.to_wstr());
     let opts = ValidateOptions {
         provider,
+        names: provider_names(input)?,
         file_mode: mode(modes.and_then(|m| m.get("file")))?,
         directory_mode: mode(modes.and_then(|m| m.get("directory")))?,
         file_name: file_name.as_ref(),
@@ -334,13 +356,13 @@ fn op_export(input: &Input) -> OpResult {
 
 /// `scan`: H8.
 fn op_scan(input: &Input) -> OpResult {
-    let text = input.text("text")?.to_wstr();
-    let findings = scan(text.as_bytes())
+    let text = input.text("text")?;
+    let findings = scan(text.bytes())
         .into_iter()
         .map(|f| {
             Value::obj(vec![
                 ("line", Value::int(f.line as u64)),
-                ("code", Value::str("replay_material_exposed")),
+                ("code", Value::str(f.code.name())),
                 ("sha256_prefix", Value::str(&f.sha256_prefix)),
             ])
         })
@@ -359,6 +381,7 @@ pub fn run_operation(operation: &str, input: Value) -> OpResult {
         "redact" => op_redact(&input),
         "telemetry" => op_telemetry(&input),
         "plan" => op_plan(&input),
+        "defaults" => op_defaults(&input),
         "validate" => op_validate(&input),
         "export" => op_export(&input),
         "scan" => op_scan(&input),
@@ -376,7 +399,10 @@ pub fn handshake() -> Value {
                 ("name", Value::str("reasoning-replay-rs")),
                 ("version", Value::str(env!("CARGO_PKG_VERSION"))),
                 ("language", Value::str("rust")),
+                ("homepage", Value::str("conformance/adapters/rust")),
                 ("operations", Value::Array(OPERATIONS.iter().map(|o| Value::str(o)).collect())),
+                ("history_formats", Value::Array(HISTORY_FORMATS.iter().map(|f| Value::str(f)).collect())),
+                ("provenance", Value::str(PROVENANCE)),
             ]),
         ),
     ])
@@ -487,21 +513,29 @@ mod tests {
     fn handshake_and_stop() {
         let r = ask(r#"{"cmd":"start","protocol":1}"#);
         assert!(r.starts_with(r#"{"protocol":1,"implementation":{"name":"reasoning-replay-rs","#));
+        assert!(r.contains(r#""defaults","validate""#), "{r}");
+        assert!(r.ends_with(r#""history_formats":["channels","items"],"provenance":"message"}}"#), "{r}");
         assert!(handle_line(br#"{"cmd":"stop"}"#).is_none());
     }
 
     #[test]
     fn examples_of_the_protocol() {
         assert_eq!(
-            ask(r#"{"cmd":"run","seq":1,"id":"read/grammar/bare-word","operation":"read","input":{"text":"reasoning"}}"#),
+            ask(
+                r#"{"cmd":"run","seq":1,"id":"read/grammar/bare-word","operation":"read","input":{"text":"reasoning"}}"#
+            ),
             r#"{"seq":1,"reject":{"code":"json_malformed"}}"#
         );
         assert_eq!(
-            ask(r#"{"cmd":"run","seq":2,"id":"read/bom/bytes-bom-only","operation":"read","input":{"text_base64":"77u/"}}"#),
+            ask(
+                r#"{"cmd":"run","seq":2,"id":"read/bom/bytes-bom-only","operation":"read","input":{"text_base64":"77u/"}}"#
+            ),
             r#"{"seq":2,"reject":{"code":"json_malformed"}}"#
         );
         assert_eq!(
-            ask(r#"{"cmd":"run","seq":17,"id":"read/version/boolean-true","operation":"read","input":{"text":"{\"schema\":\"fast-agent.openai-responses.reasoning-replay\",\"version\":true,\"item\":{}}"}}"#),
+            ask(
+                r#"{"cmd":"run","seq":17,"id":"read/version/boolean-true","operation":"read","input":{"text":"{\"schema\":\"fast-agent.openai-responses.reasoning-replay\",\"version\":true,\"item\":{}}"}}"#
+            ),
             r#"{"seq":17,"reject":{"code":"envelope_version_invalid"}}"#
         );
     }
@@ -519,10 +553,20 @@ mod tests {
     }
 
     #[test]
+    fn defaults_sends_store_false_and_asks_for_the_ciphertext() {
+        let r = ask(
+            r#"{"cmd":"run","seq":7,"id":"x","operation":"defaults","input":{"model":"gpt-6-astra","target_provider":"openai"}}"#,
+        );
+        assert!(r.starts_with(r#"{"seq":7,"output":{"request":{"model":"gpt-6-astra","store":false,"include":["reasoning.encrypted_content"],"prompt_cache_key":""#), "{r}");
+    }
+
+    #[test]
     fn broken_input_is_an_error_reply() {
         let r = ask(r#"{"cmd":"run","seq":5,"id":"x","operation":"read","input":{}}"#);
         assert!(r.starts_with(r#"{"seq":5,"error":{"message":"#));
-        let r = ask(r#"{"cmd":"run","seq":6,"id":"x","operation":"replay","input":{"history":{"messages":[],"provider":5},"target":{"provider":"openai","transport":"sse"}}}"#);
+        let r = ask(
+            r#"{"cmd":"run","seq":6,"id":"x","operation":"replay","input":{"history":{"messages":[],"provider":5},"target":{"provider":"openai","transport":"sse"}}}"#,
+        );
         assert!(r.starts_with(r#"{"seq":6,"error""#));
     }
 

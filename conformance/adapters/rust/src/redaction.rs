@@ -10,15 +10,16 @@ use crate::telemetry::parts_and_bytes;
 /// R2 rule 4: an array or object inside this many arrays and objects is replaced.
 pub const NESTING_LIMIT: usize = 256;
 
-/// R2: the name fragments that make a member name sensitive (after normalisation).
-const SENSITIVE_FRAGMENTS: [&str; 10] = [
-    "apikey",
-    "accesskey",
+/// R2: a member name is sensitive when its normal form contains one of these.
+const SENSITIVE_FRAGMENTS: [&str; 11] = [
+    "token",
     "secret",
     "password",
     "passwd",
+    "auth",
     "privatekey",
-    "authorization",
+    "apikey",
+    "accesskey",
     "credential",
     "cookie",
     "encryptedcontent",
@@ -51,24 +52,36 @@ impl StringMap for Identity {
     }
 }
 
-/// R2: a member name's normal form: ASCII letters lowercased, every `-` and `_` removed.
+/// R2: a member name's normal form: ASCII letters lowercased, and every character that is not
+/// an ASCII letter or digit removed (a non-ASCII letter is removed, never folded).
 pub fn normal_form(name: &WStr) -> Vec<u8> {
-    name.as_bytes()
-        .iter()
-        .filter(|&&b| b != b'-' && b != b'_')
-        .map(|b| b.to_ascii_lowercase())
-        .collect()
+    name.as_bytes().iter().filter(|b| b.is_ascii_alphanumeric()).map(u8::to_ascii_lowercase).collect()
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
 
-/// R2: a name is sensitive when its normal form contains one of the fragments or ends with
-/// `token` or `auth`.
+/// R2: a name is sensitive when its normal form contains one of the fragments.
 pub fn is_sensitive(name: &WStr) -> bool {
     let n = normal_form(name);
-    SENSITIVE_FRAGMENTS.iter().any(|f| contains(&n, f.as_bytes())) || n.ends_with(b"token") || n.ends_with(b"auth")
+    SENSITIVE_FRAGMENTS.iter().any(|f| contains(&n, f.as_bytes()))
+}
+
+/// R2: the name of a **name/value pair**: an object with a member whose normal form is `name`
+/// or `key` and whose value is a string that is a sensitive name (the last such member
+/// counts). `members` are the object's member names and values as R2 decides on them.
+pub fn pair_name<'v>(members: impl Iterator<Item = (&'v WStr, &'v Value)>) -> Option<&'v WStr> {
+    members
+        .filter(|(k, _)| matches!(normal_form(k).as_slice(), b"name" | b"key"))
+        .filter_map(|(_, v)| v.as_wstr().filter(|s| is_sensitive(s)))
+        .last()
+}
+
+/// R2: a member of a name/value pair that is replaced as the value of a member of the pair's
+/// name would be: one whose normal form is `value`.
+pub fn is_pair_value(name: &WStr) -> bool {
+    normal_form(name) == b"value"
 }
 
 /// R2 rule 1: an object whose `type` member is the string `"reasoning"`.
@@ -188,18 +201,43 @@ impl Redactor<'_> {
     /// redacts the top-level object, each message and each `channels` object this way).
     /// `depth` is the number of containers around the object.
     pub fn members(&mut self, m: &[(WStr, Value)], depth: usize) -> Vec<(WStr, Value)> {
-        m.iter().map(|(k, x)| self.member(k, x, depth)).collect()
+        let pair = self.pair_of(m);
+        m.iter().map(|(k, x)| self.member(k, x, depth, pair.as_ref())).collect()
     }
 
-    /// R2 rule 2 for one member of an object lying inside `depth` containers.
-    pub fn member(&mut self, name: &WStr, x: &Value, depth: usize) -> (WStr, Value) {
+    /// R2 rule 2: the name of the object's name/value pair, decided on the names and strings
+    /// as this redaction keeps them (H6 step 1: decided on the name so redacted).
+    pub fn pair_of(&mut self, m: &[(WStr, Value)]) -> Option<WStr> {
+        let mapped: Vec<(WStr, Value)> = m
+            .iter()
+            .map(|(k, x)| {
+                let v = match x {
+                    Value::String(s) => Value::String(self.strings.map(s)),
+                    _ => Value::Null,
+                };
+                (self.strings.map(k), v)
+            })
+            .collect();
+        pair_name(mapped.iter().map(|(k, v)| (k, v))).cloned()
+    }
+
+    /// R2 rule 2 for one member of an object lying inside `depth` containers, whose
+    /// name/value pair (if it is one) has the name `pair`: a sensitive member, or the value
+    /// member of a pair, gets its replacement (never descended into, so rule 4 does not apply
+    /// to it); every other member is redacted recursively.
+    pub fn member(&mut self, name: &WStr, x: &Value, depth: usize, pair: Option<&WStr>) -> (WStr, Value) {
         let name = self.strings.map(name);
-        if is_sensitive(&name) {
-            let kept = if is_replacement(x, &name) { x.clone() } else { replacement(&name, x) };
-            (name, kept)
-        } else {
-            let r = self.value(x, depth + 1);
-            (name, r)
+        let replaced_as =
+            if is_sensitive(&name) { Some(name.clone()) } else { pair.filter(|_| is_pair_value(&name)).cloned() };
+        match replaced_as {
+            Some(as_name) => {
+                let kept = if is_replacement(x, &as_name) { x.clone() } else { replacement(&as_name, x) };
+                (name, kept)
+            }
+            None => {
+                let r = self.value(x, depth + 1);
+                (name, r)
+            }
         }
     }
 
@@ -249,22 +287,54 @@ mod tests {
     #[test]
     fn r2_sensitive_names_from_the_spec() {
         for n in [
-            "api_key", "x-api-key", "apiKey", "OpenAI-Api-Key", "openai_api_key", "auth_token", "github_token",
-            "session_token", "id_token", "client_secret", "Authorization", "oauth", "Set-Cookie", "encryptedContent",
+            "api_key",
+            "x-api-key",
+            "api.key",
+            "private key",
+            "apiKey",
+            "OpenAI-Api-Key",
+            "auth_token",
+            "token_value",
+            "tokenId",
+            "auth_header",
+            "authentication",
+            "authInfo",
+            "oauth_state",
+            "tokens",
+            "client_secret",
+            "Authorization",
+            "Set-Cookie",
+            "encryptedContent",
+            "author",
+            "authority",
+            "max_output_tokens",
+            "input_tokens",
+            "tokenizer",
         ] {
             assert!(is_sensitive(&WStr::from(n)), "{n}");
         }
-        for n in [
-            "author", "authority", "max_output_tokens", "input_tokens", "token_count", "tokenizer", "prompt_cache_key",
-            "keyword",
-        ] {
+        for n in ["prompt_cache_key", "keyword", "key", "api1key", "to\u{212A}en_count"] {
             assert!(!is_sensitive(&WStr::from(n)), "{n}");
         }
     }
 
     #[test]
+    fn r2_name_value_pairs() {
+        let v = redact(&j(
+            r#"[{"name":"Authorization","value":"Bearer x"},{"name":"model","value":"x"},{"Key":"client_secret","Value":"s","value":"t"},{"name":"encrypted_content","value":"abc"},{"name":"password","value":{"nested":["p"]}}]"#,
+        ));
+        assert_eq!(
+            text(&v),
+            r#"[{"name":"Authorization","value":{"redacted":"Authorization"}},{"name":"model","value":"x"},{"Key":"client_secret","Value":{"redacted":"client_secret"},"value":{"redacted":"client_secret"}},{"name":"encrypted_content","value":{"redacted":"encrypted_content","bytes":3,"sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}},{"name":"password","value":{"redacted":"password"}}]"#
+        );
+        assert_eq!(redact(&v), v);
+    }
+
+    #[test]
     fn r1_view_of_a_reasoning_item() {
-        let v = redact(&j(r#"{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"é"},"x"],"encrypted_content":"abc","status":"completed"}"#));
+        let v = redact(&j(
+            r#"{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"é"},"x"],"encrypted_content":"abc","status":"completed"}"#,
+        ));
         assert_eq!(
             text(&v),
             r#"{"type":"reasoning","id":"rs_1","fields":["encrypted_content","id","status","summary","type"],"encrypted_content_bytes":3,"encrypted_content_sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad","summary_parts":2,"summary_bytes":2,"content_parts":0,"content_bytes":0}"#
@@ -280,10 +350,12 @@ mod tests {
 
     #[test]
     fn r2_replacements_and_idempotence() {
-        let v = redact(&j(r#"{"api_key":"k","Encrypted-Content":"abc","encrypted_content":5,"nested":{"token":{"a":1}},"list":[{"password":"p"}],"max_output_tokens":10}"#));
+        let v = redact(&j(
+            r#"{"api_key":"k","Encrypted-Content":"abc","encrypted_content":5,"nested":{"token":{"a":1}},"list":[{"password":"p"}],"max_output_tokens":10}"#,
+        ));
         assert_eq!(
             text(&v),
-            r#"{"api_key":{"redacted":"api_key"},"Encrypted-Content":{"redacted":"encrypted_content","bytes":3,"sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},"encrypted_content":{"redacted":"encrypted_content"},"nested":{"token":{"redacted":"token"}},"list":[{"password":{"redacted":"password"}}],"max_output_tokens":10}"#
+            r#"{"api_key":{"redacted":"api_key"},"Encrypted-Content":{"redacted":"encrypted_content","bytes":3,"sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},"encrypted_content":{"redacted":"encrypted_content"},"nested":{"token":{"redacted":"token"}},"list":[{"password":{"redacted":"password"}}],"max_output_tokens":{"redacted":"max_output_tokens"}}"#
         );
         assert_eq!(redact(&v), v);
         // A replacement of the wrong shape is replaced.

@@ -27,9 +27,7 @@ fn str_bytes(v: Option<&Value>) -> u64 {
 /// summed over the string `text` of its object parts.
 pub fn parts_and_bytes(v: Option<&Value>) -> (u64, u64) {
     match v {
-        Some(Value::Array(parts)) => {
-            (parts.len() as u64, parts.iter().map(|p| str_bytes(p.get("text"))).sum())
-        }
+        Some(Value::Array(parts)) => (parts.len() as u64, parts.iter().map(|p| str_bytes(p.get("text"))).sum()),
         _ => (0, 0),
     }
 }

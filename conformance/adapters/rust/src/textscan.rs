@@ -6,6 +6,8 @@
 //! that reads from there) and for `encrypted_content` member fragments outside them, at any
 //! escape level; after 64 places where no value reads, only fragments are searched for.
 
+use std::ops::Range;
+
 use crate::json::{is_ws, parse_document, parse_value_at, unescape_body, Node, ParseOptions, WStr};
 
 /// H8: after this many places at which no value reads, only fragments are searched for.
@@ -16,10 +18,15 @@ pub const MAX_FAILED_PLACES: usize = 64;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fragment {
     pub level: u32,
+    /// Where the fragment starts: its name's opening quote (with that quote's backslashes).
+    pub name_start: usize,
     /// The value's span: from its opening quote (with that quote's backslashes) to its closing
     /// quote, or to the end of the text when it is unterminated.
     pub start: usize,
     pub end: usize,
+    /// The value's characters between its quotes, as they stand (to the end of the text when
+    /// it is unterminated).
+    pub body: Range<usize>,
     pub terminated: bool,
     /// The value unescaped `level + 1` times; `None` when unterminated or it does not unescape.
     pub value: Option<WStr>,
@@ -81,11 +88,12 @@ pub fn read_text(text: &[u8]) -> Reading {
 
 /// The escape level of a quote preceded by a run of `run` backslashes: the last 2^k − 1 of them
 /// escape the quote, the pairs before them are escaped backslashes (so k = ctz(run + 1)).
-fn quote_level(run: usize) -> u32 {
+pub fn quote_level(run: usize) -> u32 {
     (run as u64 + 1).trailing_zeros()
 }
 
-fn backslashes_before(text: &[u8], pos: usize, floor: usize) -> usize {
+/// The number of backslashes right before `pos`, not counting any before `floor`.
+pub fn backslashes_before(text: &[u8], pos: usize, floor: usize) -> usize {
     let mut n = 0;
     while pos > floor + n && text[pos - 1 - n] == b'\\' {
         n += 1;
@@ -105,6 +113,28 @@ fn quote_token_at(text: &[u8], pos: usize, level: u32) -> Option<usize> {
 }
 
 const NAME: &[u8] = b"encrypted_content";
+
+/// H8: the gaps of a text read as pieces: its parts outside the embedded values and fragments
+/// (the whole text when none is found). A text read whole has none.
+pub fn gaps(reading: &Reading, len: usize) -> Vec<Range<usize>> {
+    let Reading::Pieces(pieces) = reading else { return Vec::new() };
+    let mut out = Vec::new();
+    let mut at = 0;
+    for p in pieces {
+        let (start, end) = match p {
+            Piece::Value(n) => (n.start, n.end),
+            Piece::Fragment(f) => (f.name_start, f.end),
+        };
+        if start > at {
+            out.push(at..start);
+        }
+        at = end;
+    }
+    if at < len {
+        out.push(at..len);
+    }
+    out
+}
 
 /// H8: a fragment whose name's opening quote is at `q`.
 pub fn fragment_at(text: &[u8], q: usize, floor: usize) -> Option<Fragment> {
@@ -138,11 +168,29 @@ pub fn fragment_at(text: &[u8], q: usize, floor: usize) -> Option<Fragment> {
             for _ in 0..=level {
                 value = value.and_then(|v| unescape_body(v.as_bytes()));
             }
-            return Some(Fragment { level, start, end: j + 1, terminated: true, value });
+            let name_start = q - ((1usize << level) - 1);
+            return Some(Fragment {
+                level,
+                name_start,
+                start,
+                end: j + 1,
+                body: body_start..body_end,
+                terminated: true,
+                value,
+            });
         }
         j += 1;
     }
-    Some(Fragment { level, start, end: text.len(), terminated: false, value: None })
+    let name_start = q - ((1usize << level) - 1);
+    Some(Fragment {
+        level,
+        name_start,
+        start,
+        end: text.len(),
+        body: body_start..text.len(),
+        terminated: false,
+        value: None,
+    })
 }
 
 #[cfg(test)]

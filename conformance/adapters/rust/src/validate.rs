@@ -1,122 +1,25 @@
-//! Stored-history validation (SPEC §10: H1 shape, H3 findings, H4 permissions) and the display
-//! consistency of ST3.
+//! Stored-history validation (SPEC H3: what a validator reports; H4: permission findings).
 
+use crate::cache_state::{effort_valid_for, read_record, RecordRead, DEFAULT_UPDATE_CAPABLE};
 use crate::dedupe::{Decision, Deduper};
+use crate::display::display_consistent;
 use crate::envelope::{read_block, Verdict};
+use crate::history::{
+    channel, has_role, recorded_provider, text_of_block, HistoryForm, DISPLAY_CHANNEL, REPLAY_CHANNEL,
+};
+use crate::history_file::has_history_shape;
 use crate::json::{parse_document, ParseOptions, Value, WStr};
-use crate::planner::{effort_valid_for, read_record, RecordRead, DEFAULT_UPDATE_CAPABLE};
-use crate::replay::{channel, recorded_provider, text_of_block, REPLAY_CHANNEL};
-
-/// ST2: the display channel.
-pub const DISPLAY_CHANNEL: &str = "reasoning";
-
-/// H1: whether a value has the shape of a history file: a top-level object whose `messages` is
-/// an array of objects, each with `role` `"user"` or `"assistant"` and `content` an array, and,
-/// when present, `tool_calls` and `tool_results` objects and `channels` an object of arrays.
-/// Other members are ignored.
-pub fn has_history_shape(v: &Value) -> bool {
-    let Some(Value::Array(messages)) = v.get("messages") else { return false };
-    if !v.is_object() {
-        return false;
-    }
-    messages.iter().all(|m| {
-        m.is_object()
-            && matches!(m.get("role"), Some(r) if r.is_str("user") || r.is_str("assistant"))
-            && matches!(m.get("content"), Some(Value::Array(_)))
-            && m.get("tool_calls").is_none_or(Value::is_object)
-            && m.get("tool_results").is_none_or(Value::is_object)
-            && match m.get("channels") {
-                None => true,
-                Some(Value::Object(ch)) => ch.iter().all(|(_, blocks)| matches!(blocks, Value::Array(_))),
-                Some(_) => false,
-            }
-    })
-}
-
-/// ST3: the trimmed characters (Python's `str.strip()` whitespace).
-fn is_trim_char(c: u32) -> bool {
-    matches!(c, 0x09..=0x0D | 0x1C..=0x20 | 0x85 | 0xA0 | 0x1680 | 0x2000..=0x200A | 0x2028 | 0x2029 | 0x202F | 0x205F | 0x3000)
-}
-
-fn trim(cps: &[u32]) -> &[u32] {
-    let start = cps.iter().position(|&c| !is_trim_char(c)).unwrap_or(cps.len());
-    let end = cps.iter().rposition(|&c| !is_trim_char(c)).map_or(start, |e| e + 1);
-    &cps[start..end.max(start)]
-}
-
-/// ST3: the body of a trimmed text: what follows the closing `**` of a leading `**…**` heading
-/// when that `**` is at character index 3 or more and is followed by U+000A or U+000D; else the
-/// text itself.
-fn body(t: &[u32]) -> &[u32] {
-    let star = '*' as u32;
-    if t.len() >= 2 && t[0] == star && t[1] == star {
-        if let Some(k) = (2..t.len().saturating_sub(1)).find(|&k| t[k] == star && t[k + 1] == star) {
-            if k >= 3 && matches!(t.get(k + 2), Some(0x0A) | Some(0x0D)) {
-                return &t[k + 2..];
-            }
-        }
-    }
-    t
-}
-
-/// ST3: the display text of a reasoning item, or `None` when it is empty.
-pub fn display_text(item: &Value) -> Option<WStr> {
-    let texts = |member: &str| -> Vec<Vec<u32>> {
-        item.get(member)
-            .and_then(Value::as_array)
-            .map(|parts| {
-                parts
-                    .iter()
-                    .filter_map(|p| p.get("text").and_then(Value::as_wstr))
-                    .filter(|t| !t.is_empty())
-                    .map(WStr::code_points)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let mut parts = texts("summary");
-    if parts.is_empty() {
-        parts = texts("content");
-    }
-    let comment: Vec<u32> = "<!-- -->".chars().map(|c| c as u32).collect();
-    let kept: Vec<&[u32]> = parts
-        .iter()
-        .map(|p| trim(p))
-        .filter(|t| !t.is_empty() && trim(body(t)) != comment.as_slice())
-        .collect();
-    if kept.is_empty() {
-        return None;
-    }
-    let mut out = WStr::new();
-    for (i, t) in kept.iter().enumerate() {
-        if i > 0 {
-            out.push_str("\n\n");
-        }
-        for &c in t.iter() {
-            out.push_cp(c);
-        }
-    }
-    Some(out)
-}
-
-/// ST3: the display texts of the replay items, in order, are a subsequence of the texts of the
-/// display channel's text blocks.
-pub fn display_consistent(items: &[Value], display_blocks: &[Value]) -> bool {
-    let shown: Vec<&WStr> = display_blocks.iter().filter_map(text_of_block).collect();
-    let mut next = 0;
-    for want in items.iter().filter_map(display_text) {
-        match shown[next..].iter().position(|s| **s == want) {
-            Some(k) => next += k + 1,
-            None => return false,
-        }
-    }
-    true
-}
+use crate::providers::ProviderNames;
 
 /// H3: the severity of a code.
 pub fn severity(code: &str) -> &'static str {
     match code {
-        "legacy_minimal_record" | "raw_sdk_snapshot" | "dedupe_exact_duplicate" | "block_not_text"
+        "legacy_minimal_record"
+        | "raw_sdk_snapshot"
+        | "dedupe_exact_duplicate"
+        | "dedupe_id_ciphertext_conflict"
+        | "block_not_text"
+        | "replay_channel_misplaced"
         | "display_replay_mismatch" => "warning",
         "redacted_record" => "note",
         _ => "error",
@@ -159,6 +62,8 @@ pub enum HistoryText<'a> {
 pub struct ValidateOptions<'a> {
     /// H3: the file's provider (messages that record none, and the target).
     pub provider: WStr,
+    /// P4: the registry of §18.2 extended by the validator's provider-name mapping.
+    pub names: ProviderNames,
     /// H4: the file's and its directory's permission bits, when known.
     pub file_mode: Option<u32>,
     pub directory_mode: Option<u32>,
@@ -215,9 +120,11 @@ pub fn validate(text: HistoryText, opts: &ValidateOptions) -> Report {
         if matches!(text, HistoryText::Bytes(_)) && std::str::from_utf8(bytes).is_err() {
             report.findings.push(Finding::file("history_unreadable"));
         } else {
-            let opts = ParseOptions { lenient_tokens: false, max_depth: crate::json::MAX_DEPTH, detect_duplicates: false };
-            match parse_document(bytes, opts) {
-                Ok((node, _)) => {
+            // H1: one JSON text every parser reads as one value: RFC 8259's grammar (no
+            // byte-order mark, no `NaN`, no trailing data) and no member named twice at any
+            // depth; an escaped lone surrogate is accepted.
+            match parse_document(bytes, ParseOptions::STRICT) {
+                Ok((node, flags)) if !flags.duplicate_member => {
                     let v = node.to_value(bytes);
                     if has_history_shape(&v) {
                         history = Some(v);
@@ -225,7 +132,7 @@ pub fn validate(text: HistoryText, opts: &ValidateOptions) -> Report {
                         report.findings.push(Finding::file("history_malformed"));
                     }
                 }
-                Err(_) => report.findings.push(Finding::file("history_malformed")),
+                _ => report.findings.push(Finding::file("history_malformed")),
             }
         }
     }
@@ -249,17 +156,22 @@ fn check_messages(history: &Value, opts: &ValidateOptions, report: &mut Report) 
     let mut dedupe = Deduper::new();
     let mut as_stored = true;
     let registry = [WStr::from(DEFAULT_UPDATE_CAPABLE)];
+    let file_issuer = opts.names.issuer_of(&opts.provider);
     for (mi, m) in messages.iter().enumerate() {
         let at = |code, bi, rank| Finding { code, location: Some((mi, bi)), rank };
-        let is_assistant = matches!(m.get("role"), Some(r) if r.is_str("assistant"));
+        let is_assistant = has_role(m, "assistant");
         let blocks: &[Value] = channel(m, REPLAY_CHANNEL).map(|b| b.as_slice()).unwrap_or(&[]);
         if !is_assistant {
-            // Replay channels of other messages are not read here; they would not be sent.
-            if !blocks.is_empty() {
+            // A replay channel on another message is not read: each of its blocks, whatever it
+            // is, is `replay_channel_misplaced`, counted nowhere, and never replayed.
+            for bi in 0..blocks.len() {
+                located.push(at("replay_channel_misplaced", bi, 0));
                 as_stored = false;
             }
             continue;
         }
+        // P4: a block's issuer is its message's recorded provider's, else the file's.
+        let issuer = recorded_provider(m).map_or_else(|| file_issuer.clone(), |p| opts.names.issuer_of(p));
         let mut items = Vec::new();
         let mut all_resumable = true;
         for (bi, block) in blocks.iter().enumerate() {
@@ -283,12 +195,12 @@ fn check_messages(history: &Value, opts: &ValidateOptions, report: &mut Report) 
                 }
             };
             report.resumable += 1;
-            // P4: the issuer is the message's provider, else the file's provider.
-            let issuer = recorded_provider(m).unwrap_or(&opts.provider);
-            if *issuer != opts.provider {
+            // H3: a block that would not replay to the file's provider takes no part in the
+            // file's deduplication.
+            if issuer != file_issuer {
                 report.provider_mismatch += 1;
             } else {
-                match dedupe.decide(issuer, &item) {
+                match dedupe.decide(&issuer, &item) {
                     Decision::Keep => {}
                     Decision::DropDuplicate => located.push(at("dedupe_exact_duplicate", bi, 2)),
                     Decision::KeepConflict => located.push(at("dedupe_id_ciphertext_conflict", bi, 2)),
@@ -297,7 +209,7 @@ fn check_messages(history: &Value, opts: &ValidateOptions, report: &mut Report) 
             items.push(item);
         }
         // F6, checked against the record's own model.
-        match read_record(m) {
+        match read_record(m, HistoryForm::Channels) {
             RecordRead::None => {}
             RecordRead::Malformed => located.push(at("cache_state_invalid", 0, 1)),
             RecordRead::Structured(r) => {
@@ -308,7 +220,7 @@ fn check_messages(history: &Value, opts: &ValidateOptions, report: &mut Report) 
         }
         // ST3: checked when the display channel holds a block and the replay channel holds at
         // least one block, every one resumable.
-        if let Some(display) = channel(m, crate::validate::DISPLAY_CHANNEL) {
+        if let Some(display) = channel(m, DISPLAY_CHANNEL) {
             if !display.is_empty() && !blocks.is_empty() && all_resumable && !display_consistent(&items, display) {
                 located.push(at("display_replay_mismatch", 0, 3));
             }
@@ -326,7 +238,7 @@ fn check_messages(history: &Value, opts: &ValidateOptions, report: &mut Report) 
 fn blocks_total(messages: &[Value]) -> u64 {
     messages
         .iter()
-        .filter(|m| matches!(m.get("role"), Some(r) if r.is_str("assistant")))
+        .filter(|m| has_role(m, "assistant"))
         .map(|m| channel(m, REPLAY_CHANNEL).map_or(0, |b| b.len() as u64))
         .sum()
 }
@@ -335,11 +247,7 @@ fn blocks_total(messages: &[Value]) -> u64 {
 mod tests {
     use super::*;
     use crate::capture::canonical_text;
-    use crate::json::{parse_value, quote};
-
-    fn j(s: &str) -> Value {
-        parse_value(s.as_bytes(), ParseOptions::STRICT).unwrap().0
-    }
+    use crate::json::quote;
 
     fn item(id: &str, c: &str, summary: &[&str]) -> Value {
         let parts = summary
@@ -362,34 +270,18 @@ mod tests {
         let w = WStr::from(history);
         validate(
             HistoryText::Chars(&w),
-            &ValidateOptions { provider: WStr::from("openai"), file_mode: None, directory_mode: None, file_name: None },
+            &ValidateOptions {
+                provider: WStr::from("openai"),
+                names: ProviderNames::registry_only(),
+                file_mode: None,
+                directory_mode: None,
+                file_name: None,
+            },
         )
     }
 
     fn codes(r: &Report) -> Vec<(&'static str, Option<(usize, usize)>)> {
         r.findings.iter().map(|f| (f.code, f.location)).collect()
-    }
-
-    #[test]
-    fn st3_display_text() {
-        assert_eq!(display_text(&item("a", "c", &["  Hello ", "", "\u{3000}"])), Some(WStr::from("Hello")));
-        assert_eq!(display_text(&item("a", "c", &["**Title**\n<!-- -->", "b"])), Some(WStr::from("b")));
-        assert_eq!(display_text(&item("a", "c", &[" <!-- --> "])), None);
-        assert_eq!(display_text(&item("a", "c", &["**T**\nbody", "x"])), Some(WStr::from("**T**\nbody\n\nx")));
-        // `**` at index 2 is not a heading: the text is its own body.
-        assert_eq!(display_text(&item("a", "c", &["****\n<!-- -->"])), Some(WStr::from("****\n<!-- -->")));
-        let with_content = j(r#"{"type":"reasoning","summary":[{"type":"summary_text","text":""}],"content":[{"type":"reasoning_text","text":" r "}]}"#);
-        assert_eq!(display_text(&with_content), Some(WStr::from("r")));
-    }
-
-    #[test]
-    fn st3_subsequence_with_other_blocks() {
-        let items = vec![item("a", "c", &["one"]), item("b", "c", &[]), item("c", "c", &["two"])];
-        let blocks = |texts: &[&str]| -> Vec<Value> { texts.iter().map(|t| j(&block_json(t))).collect() };
-        assert!(display_consistent(&items, &blocks(&["streamed", "one", "x", "two"])));
-        assert!(!display_consistent(&items, &blocks(&["two", "one"])));
-        assert!(!display_consistent(&items, &blocks(&["one"])));
-        assert!(display_consistent(&items[1..2], &blocks(&[])));
     }
 
     #[test]
@@ -414,6 +306,7 @@ mod tests {
         assert_eq!(
             codes(&r),
             [
+                ("replay_channel_misplaced", Some((0, 0))),
                 ("cache_state_invalid", Some((1, 0))),
                 ("dedupe_exact_duplicate", Some((1, 1))),
                 ("legacy_minimal_record", Some((1, 2))),
@@ -444,6 +337,34 @@ mod tests {
     }
 
     #[test]
+    fn h3_a_misplaced_replay_channel_is_reported_per_block_and_counted_nowhere() {
+        let ok = canonical_text(&item("a", "c", &["S"]));
+        let h = format!(
+            r#"{{"messages":[{{"role":"user","content":[],"channels":{{"{REPLAY_CHANNEL}":[{},{{"type":"image"}}]}}}}]}}"#,
+            block_json(&ok)
+        );
+        let r = run(&h);
+        assert_eq!(codes(&r), [("replay_channel_misplaced", Some((0, 0))), ("replay_channel_misplaced", Some((0, 1)))]);
+        assert_eq!(r.findings[0].to_value().get("severity").unwrap().as_str(), Some("warning"));
+        assert_eq!((r.resumable, r.legacy, r.redacted, r.malformed), (0, 0, 0, 0));
+        assert!(!r.replays_as_stored);
+    }
+
+    #[test]
+    fn h1_a_member_named_twice_at_any_depth_is_no_history() {
+        for h in [
+            r#"{"messages":[],"messages":[]}"#,
+            r#"{"messages":[{"role":"user","content":[{"type":"text","text":"x","text":"y"}]}]}"#,
+        ] {
+            assert_eq!(codes(&run(h)), [("history_malformed", None)], "{h}");
+        }
+        // An escaped lone surrogate is JSON every parser reads alike: accepted.
+        assert!(run(r#"{"messages":[{"role":"user","content":[{"type":"text","text":"\ud800"}]}]}"#)
+            .findings
+            .is_empty());
+    }
+
+    #[test]
     fn h3_file_level_findings() {
         let r = run("{\"messages\": 5}");
         assert_eq!(codes(&r), [("history_malformed", None)]);
@@ -453,12 +374,27 @@ mod tests {
         let bad = [0xffu8];
         let r = validate(
             HistoryText::Bytes(&bad),
-            &ValidateOptions { provider: WStr::from("openai"), file_mode: Some(0o644), directory_mode: Some(0o755), file_name: None },
+            &ValidateOptions {
+                provider: WStr::from("openai"),
+                names: ProviderNames::registry_only(),
+                file_mode: Some(0o644),
+                directory_mode: Some(0o755),
+                file_name: None,
+            },
         );
-        assert_eq!(codes(&r), [("history_unreadable", None), ("file_mode_too_open", None), ("directory_mode_too_open", None)]);
+        assert_eq!(
+            codes(&r),
+            [("history_unreadable", None), ("file_mode_too_open", None), ("directory_mode_too_open", None)]
+        );
         let ok = validate(
             HistoryText::Chars(&WStr::from("{\"messages\":[]}")),
-            &ValidateOptions { provider: WStr::from("openai"), file_mode: Some(0o600), directory_mode: Some(0o700), file_name: None },
+            &ValidateOptions {
+                provider: WStr::from("openai"),
+                names: ProviderNames::registry_only(),
+                file_mode: Some(0o600),
+                directory_mode: Some(0o700),
+                file_name: None,
+            },
         );
         assert!(ok.findings.is_empty() && ok.replays_as_stored);
     }

@@ -30,7 +30,8 @@ const exported = exportHistory({ messages: [] }, 'redacted', { dropDisplayReason
 const counters: number = telemetryCounters(built.input).reasoning_replay_item_count;
 const error = new ReplayError('json_malformed');
 const result: CaseResult = runCase('read', { text: '{}' });
-const cases: VectorCase[] = casesFor({ profile: 'record', levels: ['MUST'] });
-for (const c of cases) checkCase(c, result);
+const cases: VectorCase[] = casesFor({ part: 'record', levels: ['MUST'] });
+const one: VectorCase[] = casesFor({ operation: 'read', part: ['record'], levels: 'MUST' });
+for (const c of [...cases, ...one]) checkCase(c, result, { profile: 'verdict' });
 
 export { codes, item, text, firstCode, exact, effort, exported, counters, error, redact };
