@@ -334,10 +334,20 @@ def test_every_mutated_byte_string_is_read_as_json_reads_it(data: bytes) -> None
         ('{"messages":[{"content":[],"role":"assistant"}]}', [("assistant", {}, None)]),
         ('{"messages":[{"role":"user","content":[],"channels":null}]}', [("user", {}, None)]),
         ('{"messages":[{"role":"user","content":[],"channels":{}}]}', [("user", {}, None)]),
+        # SPEC H1: no object names a member twice, at any depth, however the name is written
+        ('{"messages":[{"role":"user","content":[],"channels":{"a":[1],"b":[],"a":[2]}}]}', None),
+        ('{"messages":[{"role":"user","content":[],"channels":{"a":[{"x":1,"x":2}]}}]}', None),
+        ('{"messages":[{"role":"user","content":[{"type":"text","type":"image"}]}]}', None),
+        ('{"messages":[{"role":"user","content":[{"a":1,"\\u0061":2}]}]}', None),
+        ('{"messages":[{"role":"user","content":[],"x":1,"y":{},"x":2}]}', None),
+        ('{"messages":[{"role":"user","content":[],"tool_calls":{"c":{},"c":{}}}]}', None),
+        ('{"x":1,"messages":[],"\\u0078":2}', None),
         (
-            '{"messages":[{"role":"user","content":[],"channels":{"a":[1],"b":[],"a":[2]}}]}',
-            [("user", {"a": [2], "b": []}, None)],  # json's dict: first place, last value
+            '{"messages":[{"role":"assistant","content":[],'
+            '"channels":{"openai-reasoning-encrypted":[{"text":"a","text":"b"}]}}]}',
+            None,
         ),
+        ('{"messages":[{"role":"user","content":[{"a":1,"b":{"a":1}}]}]}', [("user", {}, None)]),
         ('{"messages":[{"role":"user","content":[],"provider":"xai"}]}', [("user", {}, "xai")]),
         ('{"messages":[{"role":"user","content":[],"provider":""}]}', [("user", {}, None)]),
         ('{"messages":[{"role":"user","content":[],"provider":7}]}', [("user", {}, None)]),
@@ -359,6 +369,19 @@ def test_examples(text: str, read: list[Any] | None) -> None:
     assert (got is None) is (read is None)
     if read is not None:
         assert typed(got) == typed(read)
+
+
+def test_an_object_of_many_members_is_left_to_the_other_readings() -> None:
+    """Names are compared pairwise up to a bound (so the reading stays linear); past it the
+    other readings, which find a name twice among any number, decide."""
+    many = ",".join(f'"k{k}":0' for k in range(200))
+    text = '{"messages":[{"role":"user","content":[{' + many + "}]}]}"
+    twice = text.replace('"k199"', '"k0"')
+
+    assert read_in_c(text) is None
+    assert read_message_channels(text) == [("user", {}, None)]
+    assert read_in_c(twice) is None
+    assert isinstance(read_message_channels(twice), HistoryFileProblem)
 
 
 def test_the_replay_channels_texts_are_the_bytes_stored() -> None:

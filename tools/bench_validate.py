@@ -64,8 +64,8 @@ from reasoning_replay import (  # noqa: E402
     ReasoningReplayItem,
     canonicalize_completed_reasoning_output_item,
 )
-from reasoning_replay.record.display import display_text  # noqa: E402
 from reasoning_replay.atomic_files import replace_file  # noqa: E402
+from reasoning_replay.record.display import display_text  # noqa: E402
 
 DEFAULT_SEED: Final = 20261129
 REPLAY_CHANNEL: Final = "openai-reasoning-encrypted"

@@ -12,13 +12,13 @@ python tools/sanitize.py [--seconds 60] [--iterations N] [--seed 20261201] [--co
    runtime first) and ``PYTHONMALLOC=malloc`` (so that ASan sees every Python object's memory
    too), loads those builds under their own names and puts them in the reader's place
    (``record._fast.canonical._accelerator``, ``record._fast.general._accelerator`` and
-   ``._envelope_accelerator``, ``history.history_files._accelerator``).
+   ``._envelope_accelerator``, ``history.history_files._accelerator`` and ``._strict_parse``).
 3. Reads every ``read`` vector and ``--corpus`` file, as characters and as bytes, then runs
    ``tools/fuzz.py`` in-process (every kind of input, without the JavaScript adapter) for the
    budget, which compares the sanitized builds with the Python statement on every input.
 
 It prints the executions and the sanitizer errors (0, or each report) and exits 1 on any error,
-or on any reader or capture finding of the fuzzer, or any finding of the C reading of history
+or on any reader or capture finding of the fuzzer, or any finding of the C readings of history
 files (an instrumented build must read alike). The other history findings are left to
 ``tools/fuzz.py``. LeakSanitizer runs at the child's exit and every
 leak it reports is an error (the ones whose allocation stack passes through the accelerators'
@@ -128,6 +128,7 @@ def child(args: argparse.Namespace) -> int:
     general._accelerator = strict.parse
     general._envelope_accelerator = strict.read_envelope
     history_files._accelerator = history.read_history
+    history_files._strict_parse = strict.parse
 
     started = time.monotonic()
     targets = fuzz.Targets()
@@ -145,12 +146,15 @@ def child(args: argparse.Namespace) -> int:
     fuzzer = fuzz.Fuzzer(config, targets)
     fuzzer.run()
     report = fuzzer.report(time.monotonic() - started)
-    # Reader and capture findings, and the history ones of the C reading of history files: the
-    # rest of the history findings are the tools', left to tools/fuzz.py.
+    # Reader and capture findings, and the history ones of the C readings of history files
+    # (_history's, and _strict's parse of a whole file): the rest of the history findings are the
+    # tools', left to tools/fuzz.py.
     reader_findings = [
         f
         for f in report["findings"]
-        if f["check"] in ("read", "capture") or "_history" in f["signature"]
+        if f["check"] in ("read", "capture")
+        or "_history" in f["signature"]
+        or "the C reading" in f["signature"]
     ]
     maps = Path("/proc/self/maps").read_text()
     sanitized = "libasan" in maps and all(
@@ -161,7 +165,8 @@ def child(args: argparse.Namespace) -> int:
         "sanitized": sanitized
         and general._accelerator is strict.parse
         and general._envelope_accelerator is strict.read_envelope
-        and history_files._accelerator is history.read_history,
+        and history_files._accelerator is history.read_history
+        and history_files._strict_parse is strict.parse,
         "seed_texts": len(seeds),
         "seed_findings": seed_findings,
         "executions": report["executions"] + len(seeds),
