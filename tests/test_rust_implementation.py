@@ -1,8 +1,7 @@
 """The Rust implementation (``conformance/adapters/rust/``, written from SPEC.md, PROTOCOL.md and
 the schemas alone) builds offline without a warning, passes its own unit tests, and passes every
-applicable MUST case of both profiles in both history forms (SPEC CL2, CL4), except the known
-failures its ``expectations.yaml`` lists while that file exists: readings SPEC decided after the
-code was written, each with its reason, each failing as listed (one that passes fails the run).
+applicable MUST case of both profiles in both history forms (SPEC CL2, CL4), with no expectations
+file: it has no known failure.
 
 It needs ``cargo``: without it these tests are skipped, unless the environment variable ``CI`` is
 set, where a missing toolchain fails them instead (a CI job must not pass by skipping them). From
@@ -24,7 +23,6 @@ REPO = Path(__file__).resolve().parents[1]
 RUST_DIR = REPO / "conformance" / "adapters" / "rust"
 MANIFEST = RUST_DIR / "Cargo.toml"
 ADAPTER = RUST_DIR / "target" / "release" / "reasoning-replay-adapter"
-EXPECTATIONS = RUST_DIR / "expectations.yaml"
 GUARD_SECONDS = 900  # a hang guard for a cold build on loaded cores, not a measurement
 
 
@@ -48,11 +46,6 @@ def _cargo_run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _known_failures() -> list[str]:
-    """``--expectations`` with the implementation's known failures, while it has any."""
-    return ["--expectations", str(EXPECTATIONS)] if EXPECTATIONS.is_file() else []
-
-
 @pytest.fixture(scope="module")
 def rust_adapter() -> str:
     """The release build of the adapter, built offline; cargo replays a cached build's warnings,
@@ -67,7 +60,7 @@ def rust_adapter() -> str:
 def test_rust_implementation_passes_every_vector(
     rust_adapter: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status = conformance(["run", "--no-progress", "--impl", rust_adapter, *_known_failures()])
+    status = conformance(["run", "--no-progress", "--impl", rust_adapter])
     assert status == 0, capsys.readouterr().out
 
 
@@ -75,7 +68,6 @@ def test_rust_implementation_passes_every_neutral_case_in_the_items_form(
     rust_adapter: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["run", "--no-progress", "--impl", rust_adapter, "--history-format", "items"]
-    argv += _known_failures()
     status = conformance(argv)
     out = capsys.readouterr().out
     assert status == 0, out

@@ -20,6 +20,9 @@ TOOLS = Path(__file__).resolve().parent.parent / "tools"
 SCRATCH_WRITERS = {
     ("bench_distributed.py", "trial"): "opens os.devnull, a sink for the CLI's output",
     ("bench_runner_memory.py", "measure"): "a suite and an adapter in a TemporaryDirectory",
+    ("install_implementation.py", "fill_wheelhouse"): (
+        "the completion marker, inside a download directory renamed into place whole"
+    ),
     ("release.py", "scratch_venv"): "a .pth file inside the scratch virtual environment",
     ("release.py", "check_npm"): "a package.json and a test in the scratch npm project",
     ("release.py", "check_schemas"): "a record to validate in the scratch directory",

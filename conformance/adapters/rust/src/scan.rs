@@ -7,7 +7,7 @@ use crate::json::{Node, NodeKind, WStr};
 use crate::redaction::normal_form;
 use crate::sha256::hex_digest;
 use crate::textforms::{decodings, read_gap, RunKind, MAX_DECODINGS};
-use crate::textscan::{gaps, read_text, Fragment, Piece, Reading};
+use crate::textscan::{gaps, is_colon_space, read_text, Fragment, Piece, Reading};
 
 /// H8: a string value of a member named `encrypted_content` (and an assignment's value, and a
 /// fragment's value that does not read) is reported from this many characters.
@@ -162,7 +162,7 @@ fn line_groups(t: &[u8]) -> Vec<(usize, Vec<u8>)> {
 fn awaits_value(t: &[u8]) -> bool {
     const NAME: &[u8] = b"encrypted_content";
     let trim = |mut e: usize| {
-        while e > 0 && t[e - 1].is_ascii_whitespace() {
+        while e > 0 && is_colon_space(t[e - 1]) {
             e -= 1;
         }
         e
@@ -194,11 +194,11 @@ fn text_findings(t: &[u8], anchor: Option<usize>, depth: usize, shown: &HashSet<
     let mut direct = Vec::new();
     let mut decoded: Vec<(usize, WStr)> = Vec::new();
     match &reading {
-        Reading::Whole(node) => node_findings(node, t, anchor, depth, shown, &mut direct),
+        Reading::Whole(node) => value_findings(node, t, anchor, depth, shown, &mut direct),
         Reading::Pieces(pieces) => {
             for p in pieces {
                 match p {
-                    Piece::Value(node) => node_findings(node, t, anchor, depth, shown, &mut direct),
+                    Piece::Value(node) => value_findings(node, t, anchor, depth, shown, &mut direct),
                     Piece::Fragment(f) => {
                         direct.extend(fragment_finding(f, t).map(|digest| Found { at: at(f.start), digest }))
                     }
@@ -240,9 +240,10 @@ fn text_findings(t: &[u8], anchor: Option<usize>, depth: usize, shown: &HashSet<
     direct
 }
 
-/// H8: the findings of a JSON value read in a text: envelopes, `encrypted_content` member
-/// values, and what its strings (member names included) hold, each read again as a text.
-fn node_findings(
+/// H8: the findings of a JSON value read in a text (the whole text, or a value embedded in it):
+/// when it is an envelope, one finding, its digest over its JSON text without surrounding
+/// whitespace, and its members are not reported again; else those of its members and elements.
+fn value_findings(
     node: &Node,
     src: &[u8],
     anchor: Option<usize>,
@@ -250,16 +251,21 @@ fn node_findings(
     shown: &HashSet<String>,
     out: &mut Vec<Found>,
 ) {
+    if is_envelope(node) {
+        let span = WStr::from_wtf8(src[node.start..node.end].to_vec());
+        out.push(Found { at: anchor.unwrap_or(node.start), digest: hex_digest(&span.to_utf8_lossy()) });
+    } else {
+        node_findings(node, anchor, depth, shown, out);
+    }
+}
+
+/// H8: the findings inside a value that is read: `encrypted_content` member values, and what its
+/// strings (member names included) hold, each read again as a text. An object nested inside it
+/// is no envelope, whatever it holds: its members are read as those of any value.
+fn node_findings(node: &Node, anchor: Option<usize>, depth: usize, shown: &HashSet<String>, out: &mut Vec<Found>) {
     let at = |pos: usize| anchor.unwrap_or(pos);
     match &node.kind {
         NodeKind::Object(members) => {
-            if is_envelope(node) {
-                // One finding, its digest over its JSON text; its members are not reported
-                // again.
-                let span = WStr::from_wtf8(src[node.start..node.end].to_vec());
-                out.push(Found { at: at(node.start), digest: hex_digest(&span.to_utf8_lossy()) });
-                return;
-            }
             for m in members {
                 out.extend(text_findings(m.name.as_bytes(), Some(at(m.name_start)), depth, shown));
                 if is_ciphertext_name(&m.name) {
@@ -270,10 +276,10 @@ fn node_findings(
                         }
                     }
                 }
-                node_findings(&m.value, src, anchor, depth, shown, out);
+                node_findings(&m.value, anchor, depth, shown, out);
             }
         }
-        NodeKind::Array(items) => items.iter().for_each(|n| node_findings(n, src, anchor, depth, shown, out)),
+        NodeKind::Array(items) => items.iter().for_each(|n| node_findings(n, anchor, depth, shown, out)),
         // Each string is read again as a text.
         NodeKind::Str(s) => out.extend(text_findings(s.as_bytes(), Some(at(node.start)), depth, shown)),
         _ => {}
@@ -296,8 +302,9 @@ fn is_ciphertext_name(name: &WStr) -> bool {
     normal_form(name) == b"encryptedcontent"
 }
 
-/// H8: an envelope: an object whose `schema` is exactly the E1 name and which holds a
-/// non-empty `encrypted_content` string (at any depth inside it).
+/// H8: an envelope (when it is a text or a value embedded in one): an object whose `schema` is
+/// exactly the E1 name and which holds a non-empty `encrypted_content` string (at any depth
+/// inside it).
 fn is_envelope(node: &Node) -> bool {
     matches!(node.get("schema").map(|s| &s.kind), Some(NodeKind::Str(s)) if s.eq_str(SCHEMA)) && holds_ciphertext(node)
 }
@@ -356,6 +363,29 @@ mod tests {
             scan(line.as_bytes()),
             [ScanFinding { line: 1, code: FindingCode::ReplayMaterialExposed, sha256_prefix: digest(&env) }]
         );
+    }
+
+    #[test]
+    fn h8_an_envelope_object_nested_in_a_value_is_no_envelope() {
+        let env = format!(
+            r#"{{"schema":"{SCHEMA}","version":1,"item":{{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"{C16}"}}}}"#
+        );
+        // A text, or a value embedded in one, that is an envelope: one finding over its text.
+        assert_eq!(scan(env.as_bytes()), [exposed(1, &env)]);
+        assert_eq!(scan(format!("INFO sent {env} ok").as_bytes()), [exposed(1, &env)]);
+        // Nested in a value: its members are read as any value's, so its ciphertext is the
+        // finding, and a short one is none.
+        assert_eq!(scan(format!(r#"{{"log":{env}}}"#).as_bytes()), [exposed(1, C16)]);
+        assert_eq!(scan(format!("INFO [1,{env}]").as_bytes()), [exposed(1, C16)]);
+        let short = env.replace(C16, "short");
+        assert!(scan(format!(r#"{{"log":{short}}}"#).as_bytes()).is_empty());
+        assert_eq!(scan(short.as_bytes()), [exposed(1, &short)]);
+    }
+
+    #[test]
+    fn h8_a_line_ending_in_a_fragment_name_and_vertical_tab_awaits_its_value() {
+        let t = format!("INFO \"encrypted_content\"\u{b}:\u{b}\n    \"{C16}\" (cut)\n");
+        assert_eq!(scan(t.as_bytes()), [exposed(2, C16)]);
     }
 
     #[test]

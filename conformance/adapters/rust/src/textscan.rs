@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use crate::json::{is_ws, parse_document, parse_value_at, unescape_body, Node, ParseOptions, WStr};
+use crate::json::{parse_document, parse_value_at, unescape_body, Node, ParseOptions, WStr};
 
 /// H8: after this many places at which no value reads, only fragments are searched for.
 pub const MAX_FAILED_PLACES: usize = 64;
@@ -114,6 +114,12 @@ fn quote_token_at(text: &[u8], pos: usize, level: u32) -> Option<usize> {
 
 const NAME: &[u8] = b"encrypted_content";
 
+/// H8: the spaces allowed around a fragment's colon, at every escape level: U+0009 to U+000D and
+/// U+0020 (a vertical tab and a form feed too, which JSON's whitespace leaves out).
+pub fn is_colon_space(c: u8) -> bool {
+    matches!(c, b'\t'..=b'\r' | b' ')
+}
+
 /// H8: the gaps of a text read as pieces: its parts outside the embedded values and fragments
 /// (the whole text when none is found). A text read whole has none.
 pub fn gaps(reading: &Reading, len: usize) -> Vec<Range<usize>> {
@@ -147,24 +153,31 @@ pub fn fragment_at(text: &[u8], q: usize, floor: usize) -> Option<Fragment> {
         return None;
     }
     let mut p = quote_token_at(text, name_end, level)?;
-    while p < text.len() && is_ws(text[p]) {
+    while p < text.len() && is_colon_space(text[p]) {
         p += 1;
     }
     if text.get(p) != Some(&b':') {
         return None;
     }
     p += 1;
-    while p < text.len() && is_ws(text[p]) {
+    while p < text.len() && is_colon_space(text[p]) {
         p += 1;
     }
     let start = p;
     let body_start = quote_token_at(text, p, level)?;
-    // The closing quote: the next quote of exactly this level.
+    // The closing quote: the next quote of exactly this level (r − b a multiple of 2(b + 1):
+    // the last b backslashes escape it, the pairs before them are escaped backslashes), or one
+    // preceded by no backslash, which ends the JSON string around the fragment at every level.
     let mut j = body_start;
     while j < text.len() {
-        if text[j] == b'"' && quote_level(backslashes_before(text, j, body_start)) == level {
-            let body_end = j - ((1usize << level) - 1);
-            let mut value = Some(WStr::from_wtf8(text[body_start..body_end].to_vec()));
+        let run = if text[j] == b'"' { Some(backslashes_before(text, j, body_start)) } else { None };
+        if let Some(r) = run.filter(|&r| r == 0 || quote_level(r) == level) {
+            // A bare quote inside an escaped fragment is not JSON there: the value ends before
+            // it and does not unescape (its characters as they stand are the finding).
+            let bare_in_escaped = r == 0 && level > 0;
+            let body_end = if bare_in_escaped { j } else { j - ((1usize << level) - 1) };
+            let mut value =
+                if bare_in_escaped { None } else { Some(WStr::from_wtf8(text[body_start..body_end].to_vec())) };
             for _ in 0..=level {
                 value = value.and_then(|v| unescape_body(v.as_bytes()));
             }
@@ -239,6 +252,39 @@ mod tests {
         let f = frags(t2);
         assert_eq!(f[0].level, 2);
         assert_eq!(f[0].value, Some(WStr::from("zz")));
+    }
+
+    #[test]
+    fn h8_spaces_u0009_to_u000d_and_u0020_around_the_colon_at_every_level() {
+        for t in [
+            "a \"encrypted_content\" \t:\u{b} \"abc\" b",
+            "a \"encrypted_content\"\u{c}\r\n:\u{b}\"abc\" b",
+            r#"a \"encrypted_content\"  :  \"abc\" b"#,
+        ] {
+            let f = frags(t);
+            assert_eq!(f.len(), 1, "{t:?}");
+            assert_eq!(f[0].value, Some(WStr::from("abc")), "{t:?}");
+        }
+        // Other characters around the colon (U+00A0, a letter) are no fragment.
+        assert!(frags("a \"encrypted_content\" x: \"abc\" b").is_empty());
+        assert!(frags("a \"encrypted_content\"\u{a0}: \"abc\" b").is_empty());
+    }
+
+    #[test]
+    fn h8_a_quote_with_no_backslash_ends_an_escaped_fragment_and_does_not_unescape() {
+        let t = r#"note \"encrypted_content\": \"gAAAA-0123" then \"more\" text"#;
+        let f = frags(t);
+        assert_eq!(f.len(), 1);
+        assert!(f[0].terminated);
+        assert_eq!(f[0].value, None);
+        assert_eq!(&t[f[0].body.clone()], "gAAAA-0123");
+        assert_eq!(&t[f[0].start..f[0].end], r#"\"gAAAA-0123""#);
+        // At level 0 that quote is the closing quote itself: the value unescapes.
+        let f = frags(r#"note "encrypted_content": "gAAAA-0123" then"#);
+        assert_eq!(f[0].value, Some(WStr::from("gAAAA-0123")));
+        // A quote of a deeper level is an escaped quote of the value: it does not end it.
+        let f = frags(r#"note \"encrypted_content\": \"a\\\"b\" end"#);
+        assert_eq!(f[0].value, Some(WStr::from("a\"b")));
     }
 
     #[test]

@@ -54,8 +54,21 @@ impl Finding {
 pub enum HistoryText<'a> {
     /// Bytes (from `history_text_base64`): must be UTF-8.
     Bytes(&'a [u8]),
-    /// Characters (WTF-8; a lone surrogate is a character like any other here).
+    /// Characters (WTF-8): must hold no surrogate code point, which has no UTF-8.
     Chars(&'a WStr),
+}
+
+impl HistoryText<'_> {
+    /// H3: the text has no UTF-8 (`history_unreadable`), checked before any grammar: bytes that
+    /// are not UTF-8, or characters that hold a surrogate code point, inside a string or outside
+    /// one (as E6 step 2 says of a block). An *escaped* lone surrogate (`\ud800`) is six ASCII
+    /// characters, so it is not one: H1 accepts it.
+    fn is_unreadable(&self) -> bool {
+        match self {
+            HistoryText::Bytes(b) => std::str::from_utf8(b).is_err(),
+            HistoryText::Chars(s) => s.has_surrogate(),
+        }
+    }
 }
 
 /// Options of one validation.
@@ -117,7 +130,7 @@ pub fn validate(text: HistoryText, opts: &ValidateOptions) -> Report {
             HistoryText::Bytes(b) => b,
             HistoryText::Chars(s) => s.as_bytes(),
         };
-        if matches!(text, HistoryText::Bytes(_)) && std::str::from_utf8(bytes).is_err() {
+        if text.is_unreadable() {
             report.findings.push(Finding::file("history_unreadable"));
         } else {
             // H1: one JSON text every parser reads as one value: RFC 8259's grammar (no
@@ -362,6 +375,49 @@ mod tests {
         assert!(run(r#"{"messages":[{"role":"user","content":[{"type":"text","text":"\ud800"}]}]}"#)
             .findings
             .is_empty());
+    }
+
+    /// The characters of `text` with the surrogate code point `cp` put where `@` stands.
+    fn with_surrogate(text: &str, cp: u32) -> WStr {
+        let (before, after) = text.split_once('@').unwrap();
+        let mut w = WStr::from(before);
+        w.push_cp(cp);
+        w.push_str(after);
+        w
+    }
+
+    fn run_chars(history: &WStr) -> Report {
+        validate(
+            HistoryText::Chars(history),
+            &ValidateOptions {
+                provider: WStr::from("openai"),
+                names: ProviderNames::registry_only(),
+                file_mode: None,
+                directory_mode: None,
+                file_name: None,
+            },
+        )
+    }
+
+    #[test]
+    fn h3_a_surrogate_code_point_in_a_string_is_unreadable() {
+        let w =
+            with_surrogate(r#"{"messages":[{"role":"user","content":[{"type":"text","text":"hello @"}]}]}"#, 0xD800);
+        let r = run_chars(&w);
+        assert_eq!(codes(&r), [("history_unreadable", None)]);
+        assert_eq!((r.resumable, r.malformed, r.replays_as_stored), (0, 0, false));
+    }
+
+    #[test]
+    fn h3_a_surrogate_code_point_outside_strings_is_unreadable_before_any_grammar() {
+        let w = with_surrogate(r#"@{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}"#, 0xDC00);
+        assert_eq!(codes(&run_chars(&w)), [("history_unreadable", None)]);
+    }
+
+    #[test]
+    fn h3_an_astral_character_is_no_surrogate() {
+        let w = with_surrogate(r#"{"messages":[{"role":"user","content":[{"type":"text","text":"@"}]}]}"#, 0x1F600);
+        assert!(run_chars(&w).findings.is_empty());
     }
 
     #[test]
