@@ -1,9 +1,11 @@
-"""Helpers several test modules share: the golden SPEC §15 example, the strict reading, and
-the edits that turn a good text into a bad one."""
+"""Helpers several test modules share: the golden SPEC §15 example, the strict reading, the
+edits that turn a good text into a bad one, and the modules a Python file imports."""
 
 from __future__ import annotations
 
+import ast
 import json
+from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
@@ -91,6 +93,20 @@ def validate_report_records(document: dict[str, Any]) -> list[dict[str, Any]]:
         records.append({"type": "file", **file_record, "findings": len(entry["findings"])})
     records.append({"type": "summary", **document["summary"]})
     return records
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module a Python file imports (``import m``, ``from m import ...``), by name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    return names | {
+        node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+    }
 
 
 # --- a string spelled every way JSON allows ------------------------------------------------------

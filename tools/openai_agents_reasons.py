@@ -1,20 +1,13 @@
-"""Write openai-agents' expectations file from a run, each failure explained by SPEC rule.
+"""openai-agents' reasons: the classes of difference between what openai-agents sent and the
+expected output, by the SPEC rule it breaks and the openai-agents function that makes it
+(``DIFFERENCES``), and how a failing case is sorted into them.
 
-Usage::
-
-    conformance run --impl "<openai-agents adapter>" --report json:run.json
-    python tools/openai_agents_reasons.py run.json \
-        conformance/implementations/openai-agents/expectations.yaml
-
-Every case of the run (its report, ``conformance run --report json:``) that fails in a profile
-gets one xfail entry whose reason names each difference between what openai-agents sent and
-the expected output, by the SPEC rule it breaks and the openai-agents function that makes it
-(``DIFFERENCES``): the reason opens with ``SPEC <rules>: `` (the case's own rule first), as
-tests/test_openai_agents_expectations.py requires. A difference no class explains is named
-``unexplained`` with the first JSON pointer where the output differs, and the tool exits 1, so
-it is looked at by hand. A case that fails only in the diagnostics profile (openai-agents has no
-codes and reports no diagnostics) gets ``profile: diagnostics``. SHOULD and MAY cases are
-reported, never pinned (SPEC CL1): they get no entry.
+``tools/framework_reasons.py openai-agents`` writes the expectations file with them: a reason
+opens with ``SPEC <rules>: `` (the case's own rule first), as
+tests/test_framework_expectations.py requires. A difference no class explains is named
+``unexplained`` with the first JSON pointer where the output differs, and the tool exits 1, so it
+is looked at by hand. SHOULD and MAY cases are reported, never pinned (SPEC CL1): they get no
+entry (``OPENAI_AGENTS.level``).
 
 ``classify_plan`` is also what tests/e2e/test_openai_agents_e2e.py names the differences of
 openai-agents' own requests with.
@@ -22,22 +15,13 @@ openai-agents' own requests with.
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, Final
 
-import yaml
+from expectation_reasons import Classifiers, Framework, Reason, output_classes, same
+from reasoning_replay.suite.vectors import Case
 
-REPO: Final = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "reference_impl"))
-
-from reasoning_replay.atomic_files import replace_file  # noqa: E402
-from reasoning_replay.suite.vectors import Case, load_suite  # noqa: E402
-
-RAISED: Final = "raised"
 ITEMS: Final = "run_internal/items.py"
 MODEL: Final = "models/openai_responses.py::OpenAIResponsesModel"
 DEDUPE: Final = f"{ITEMS}::deduplicate_input_items_preferring_latest"
@@ -209,10 +193,6 @@ DIAGNOSTIC_RULES: Final = {
 EFFORT_CODES: Final = ("plan_effort_invalid",)
 
 
-def same(a: Any, b: Any) -> bool:
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-
-
 def kind(item: Any) -> str:
     return str(item.get("type", "message")) if isinstance(item, Mapping) else ""
 
@@ -321,8 +301,10 @@ def classify_plan(
     """The classes of difference between an expected plan request and what openai-agents sent."""
     case_input = case_input or {}
     if case_input.get("endpoint") == "compact":
-        found = classify_input(expected.get("input") or [], actual.get("input") or [], case_input)
-        return found | {"compact"}
+        compacted = classify_input(
+            expected.get("input") or [], actual.get("input") or [], case_input
+        )
+        return compacted | {"compact"}
     metadata = case_input.get("metadata")
     metadata = metadata if isinstance(metadata, Mapping) else {}
     extra_body = metadata.get("extra_body")
@@ -413,7 +395,16 @@ def raiser(message: str) -> str:
     return next((where for text, where in RAISERS if text in message), f"{MODEL}.get_response")
 
 
-def reason_for(case: Case, result: Mapping[str, Any]) -> tuple[str, bool]:
+CLASSIFIERS: Final = Classifiers(input=classify_input, plan=classify_plan, dedupe=classify_dedupe)
+
+
+def accepted_code(result: Mapping[str, Any], response: Mapping[str, Any]) -> str | None:
+    """The code of a rejection the diagnostics profile found wrong (the entry accepts it)."""
+    code = (response.get("reject") or {}).get("code")
+    return code if code and result["profiles"]["diagnostics"]["outcome"] == "wrong_code" else None
+
+
+def verdict_reason(case: Case, result: Mapping[str, Any]) -> Reason:
     """The reason of a case failing in the verdict profile, and whether a class explains it."""
     detail = result["detail"]
     outcome = result["profiles"]["verdict"]["outcome"]
@@ -427,21 +418,12 @@ def reason_for(case: Case, result: Mapping[str, Any]) -> tuple[str, bool]:
     elif outcome == "false_rejection":
         classes = {"refused"}
     else:
-        actual = response["output"]
-        expected = case.expect.output or {}
-        if case.operation == "plan":
-            classes = classify_plan(expected["request"], actual["request"], sent)
-        elif case.operation == "dedupe":
-            classes = classify_dedupe(expected, actual, sent)
-        elif case.operation == "defaults":
-            classes = {"store"}
-        else:
-            classes = classify_input(expected["input"], actual["input"], sent)
+        classes = output_classes(case, detail, CLASSIFIERS)
     explained = bool(classes)
     text = compose(case, classes or {"unexplained"}, response)
     if not explained:
         text += f" at {detail.get('pointer')}"
-    return text, explained
+    return Reason(text, explained, accepted_code(result, response))
 
 
 def compose(case: Case, classes: Iterable[str], response: Mapping[str, Any]) -> str:
@@ -458,69 +440,27 @@ def compose(case: Case, classes: Iterable[str], response: Mapping[str, Any]) -> 
     return f"SPEC {'/'.join(rules)}: {text}"
 
 
-def diagnostics_reason(case: Case, response: Mapping[str, Any]) -> str:
+def diagnostics_reason(case: Case, result: Mapping[str, Any]) -> Reason:
     """The reason of a case failing in the diagnostics profile only: the diagnostics or the
     code openai-agents does not give."""
+    response = json.loads(result["detail"]["response"])
+    code = accepted_code(result, response)
     if "reject" in response:
-        return compose(case, {"refused"}, response).replace(
+        text = compose(case, {"refused"}, response).replace(
             "raises before sending", "raises before sending, with no registry code"
         )
+        return Reason(text, code=code)
     expected = (case.expect.output or {}).get("diagnostics") or []
     rules = sorted({DIAGNOSTIC_RULES.get(d.get("code"), case.spec) for d in expected})
     base = compose(case, {"no-diagnostics"}, response)
     head, _, tail = base.partition(": ")
     extra = [r for r in rules if r not in head]
-    return f"{head}{''.join('/' + r for r in extra)}: {tail}"
+    return Reason(f"{head}{''.join('/' + r for r in extra)}: {tail}", code=code)
 
 
-FAILED: Final = ("fail", "missed_rejection", "false_rejection", "wrong_code")
-
-
-def entries(report: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
-    """The expectations entries of a run, and the cases no class explains."""
-    suite = load_suite([REPO / "conformance" / "vectors"])
-    cases = {case.id: case for case in suite.cases}
-    out: list[dict[str, Any]] = []
-    unexplained: list[str] = []
-    for result in report["cases"]:
-        case = cases[result["id"]]
-        if case.level != "MUST":
-            continue
-        verdict = result["profiles"]["verdict"]["outcome"]
-        diagnostics = result["profiles"]["diagnostics"]["outcome"]
-        if verdict not in FAILED and diagnostics not in FAILED:
-            continue
-        entry: dict[str, Any] = {"id": result["id"], "state": "xfail"}
-        response = json.loads(result["detail"]["response"])
-        if verdict in FAILED:
-            entry["reason"], explained = reason_for(case, result)
-            if not explained:
-                unexplained.append(result["id"])
-        else:
-            entry["reason"] = diagnostics_reason(case, response)
-            entry["profile"] = "diagnostics"
-        code = (response.get("reject") or {}).get("code")
-        if code and diagnostics == "wrong_code":
-            entry["code"] = code
-        out.append(entry)
-    return out, unexplained
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("report", type=Path, help="the JSON report of a run without expectations")
-    parser.add_argument("expectations", type=Path, help="the expectations file to write")
-    args = parser.parse_args(argv)
-    report = json.loads(args.report.read_text(encoding="utf-8"))
-    found, unexplained = entries(report)
-    document = {"implementation": "openai-agents", "entries": found}
-    text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
-    replace_file(args.expectations, text.encode("utf-8"))
-    print(f"{len(found)} entries written to {args.expectations}")
-    for case_id in unexplained:
-        print(f"unexplained: {case_id}", file=sys.stderr)
-    return 1 if unexplained else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+OPENAI_AGENTS: Final = Framework(
+    name="openai-agents",
+    verdict=verdict_reason,
+    diagnostics=diagnostics_reason,
+    level="MUST",
+)

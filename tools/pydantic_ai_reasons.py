@@ -1,39 +1,31 @@
-"""Write pydantic-ai's expectations file from a run, each failure explained by SPEC rule.
+"""pydantic-ai's reasons: the classes of difference between the request pydantic-ai sent and the
+expected one, by the SPEC rule it breaks and the pydantic-ai function that makes it
+(``DIFFERENCES``), and how a failing case is sorted into them.
 
-Usage::
-
-    conformance run --impl "<pydantic-ai adapter>" --report json:run.json
-    python tools/pydantic_ai_reasons.py run.json \
-        conformance/implementations/pydantic-ai/expectations.yaml
-
-Every failing case of the run (its report, ``conformance run --report json:``) gets one xfail
-entry whose reason names each difference between the request pydantic-ai sent and the expected
-one, by the SPEC rule it breaks and the pydantic-ai function that makes it (``DIFFERENCES``): the
-reason opens with ``SPEC <rules>: `` as tests/test_pydantic_ai_expectations.py requires. A
-difference no class explains is named by the case's own rule and the first JSON pointer where
-the request differs, so it stands out for a look by hand. Cases that fail only in the
-diagnostics profile (pydantic-ai has no codes and reports no diagnostics) get
-``profile: diagnostics``.
+``tools/framework_reasons.py pydantic-ai`` writes the expectations file with them; the reasons
+open with ``SPEC <rules>: `` as tests/test_framework_expectations.py requires. A difference no
+class explains is named by the case's own rule and the first JSON pointer where the request
+differs, so it stands out for a look by hand. ``classify_plan`` is also what
+tests/e2e/test_pydantic_ai_e2e.py names the differences of pydantic-ai's own requests with.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
-from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-import yaml
+from expectation_reasons import (
+    Framework,
+    Reason,
+    compose,
+    no_diagnostics,
+    of_the_two_values,
+    output_classes,
+    same,
+)
+from reasoning_replay.suite.vectors import Case
 
-REPO: Final = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "reference_impl"))
-
-from reasoning_replay.atomic_files import replace_file  # noqa: E402
-from reasoning_replay.suite.vectors import load_suite  # noqa: E402
-
-RAISED: Final = "raised"
 MAP: Final = "models/openai/_responses_model.py"
 # The classes of difference: (rules, what pydantic-ai does, and where).
 DIFFERENCES: Final[dict[str, tuple[str, str]]] = {
@@ -173,10 +165,6 @@ def canonical(item: Mapping[str, Any]) -> tuple[dict[str, Any], set[str]]:
     return out, undone
 
 
-def same(a: Any, b: Any) -> bool:
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-
-
 def kinds(item: Mapping[str, Any]) -> str:
     return str(item.get("type", "message"))
 
@@ -285,90 +273,25 @@ def classify_plan(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> set
     return found
 
 
-def classify_dedupe(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> set[str]:
-    found: set[str] = set()
-    for want, got in zip(expected["decisions"], actual["decisions"], strict=True):
-        if want == "drop_duplicate" and got != want:
-            found.add("duplicate")
-        elif want == "keep_conflict" and got != want:
-            found.add("no-conflict")
-        elif want != got:
-            found.add("reasoning-missing")
-    return found or {"no-conflict"}
+CLASSIFIERS: Final = of_the_two_values(classify_input, classify_plan)
 
 
-def reason_for(case: Any, verdict: Mapping[str, Any], detail: Mapping[str, Any]) -> str:
-    outcome = verdict["outcome"]
+def verdict_reason(case: Case, result: Mapping[str, Any]) -> Reason:
+    """The reason of a case failing in the verdict profile."""
+    outcome = result["profiles"]["verdict"]["outcome"]
+    detail = result["detail"]
     if outcome == "missed_rejection":
         classes = {"missed-rejection"}
     elif outcome == "false_rejection":
         classes = {"refused"}
     else:
-        actual = json.loads(detail["response"])["output"]
-        expected = case.expect.output
-        if case.operation == "plan":
-            classes = classify_plan(expected["request"], actual["request"])
-        elif case.operation == "dedupe":
-            classes = classify_dedupe(expected, actual)
-        elif case.operation == "defaults":
-            classes = {"store"}
-        else:
-            classes = classify_input(expected["input"], actual["input"])
+        classes = output_classes(case, detail, CLASSIFIERS)
     if not classes:
-        return f"SPEC {case.spec}: the request differs at {detail.get('pointer')}"
-    return compose(classes, detail)
+        text = f"SPEC {case.spec}: the request differs at {detail.get('pointer')}"
+        return Reason(text, explained=False)
+    return Reason(compose(DIFFERENCES, classes, detail))
 
 
-def compose(classes: Iterable[str], detail: Mapping[str, Any]) -> str:
-    ordered = [name for name in DIFFERENCES if name in set(classes)]
-    rules: list[str] = []
-    for name in ordered:
-        for rule in DIFFERENCES[name][0].split("/"):
-            if rule not in rules:
-                rules.append(rule)
-    text = "; ".join(DIFFERENCES[name][1] for name in ordered)
-    if "refused" in ordered:
-        message = json.loads(detail["response"]).get("reject", {}).get("message", "")
-        text += f" ({message[:160]})"
-    return f"SPEC {'/'.join(rules)}: {text}"
-
-
-def entries(report: Mapping[str, Any]) -> list[dict[str, Any]]:
-    suite = load_suite([REPO / "conformance" / "vectors"])
-    cases = {case.id: case for case in suite.cases}
-    out: list[dict[str, Any]] = []
-    for result in report["cases"]:
-        verdict = result["profiles"]["verdict"]
-        diagnostics = result["profiles"]["diagnostics"]
-        failed = ("fail", "missed_rejection", "false_rejection", "wrong_code", "xfail")
-        if verdict["outcome"] not in failed and diagnostics["outcome"] not in failed:
-            continue
-        case = cases[result["id"]]
-        entry: dict[str, Any] = {"id": result["id"], "state": "xfail"}
-        if verdict["outcome"] in failed:
-            entry["reason"] = reason_for(case, verdict, result["detail"])
-        else:
-            entry["reason"] = compose({"no-diagnostics"}, result["detail"])
-            entry["profile"] = "diagnostics"
-            code = result["detail"].get("actual_code")
-            if code:
-                entry["code"] = code
-        out.append(entry)
-    return out
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("report", type=Path, help="the JSON report of a run without expectations")
-    parser.add_argument("expectations", type=Path, help="the expectations file to write")
-    args = parser.parse_args(argv)
-    report = json.loads(args.report.read_text(encoding="utf-8"))
-    document = {"implementation": "pydantic-ai", "entries": entries(report)}
-    text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
-    replace_file(args.expectations, text.encode("utf-8"))
-    print(f"{len(document['entries'])} entries written to {args.expectations}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+PYDANTIC_AI: Final = Framework(
+    name="pydantic-ai", verdict=verdict_reason, diagnostics=no_diagnostics(DIFFERENCES)
+)

@@ -53,23 +53,20 @@ asking for what fast-agent cannot do or be configured to do are answered ``skipp
 
 from __future__ import annotations
 
-import argparse
 import base64
 import binascii
-import contextlib
 import json
 import os
 import sys
-import traceback
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from importlib import metadata
-from typing import Any, BinaryIO, Final
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
 
-PROTOCOL_VERSION: Final = 1
-OPERATIONS: Final = ("read", "capture", "replay", "dedupe", "redact", "plan")
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # the modules the adapters share
+from _protocol_loop import RAISED, Adapter, main, reject, skipped
+
 NOT_RESUMABLE: Final = "not_resumable"
 NOT_CAPTURED: Final = "not_captured"
-RAISED: Final = "raised"
 MODEL_CONFIG_ERROR: Final = "model_config_error"
 CAPTURED_ITEM_EVENT: Final = "response.output_item.done"
 REQUEST_FIELDS: Final = frozenset(
@@ -95,35 +92,6 @@ PLAN_ERROR_CODES: Final = {
     "Astra reasoning must be an object": "plan_effort_invalid",
     "Astra reasoning effort must be low, medium, high, xhigh or max": "plan_effort_invalid",
 }
-
-
-class Reply(Exception):
-    """A finished answer other than an output (raised to leave an operation early)."""
-
-    def __init__(self, document: dict[str, Any]) -> None:
-        super().__init__(document)
-        self.document = document
-
-
-def reject(code: str, message: str) -> Reply:
-    return Reply({"reject": {"code": code, "message": message}})
-
-
-def skipped(reason: str) -> Reply:
-    return Reply({"skipped": {"reason": reason}})
-
-
-@contextlib.contextmanager
-def stdout_to_stderr() -> Iterator[BinaryIO]:
-    """Keep stdout for protocol lines: anything printed by imported code goes to stderr."""
-    sys.stdout.flush()
-    protocol = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    try:
-        yield protocol
-    finally:
-        protocol.flush()
 
 
 class FastAgent:
@@ -159,7 +127,6 @@ class FastAgent:
         from mcp_types import TextContent  # noqa: PLC0415
         from pydantic import ValidationError  # noqa: PLC0415
 
-        self.version = metadata.version("fast-agent-mcp")
         self.replay_channel: str = OPENAI_REASONING_ENCRYPTED
         self.assistant_items_channel: str = OPENAI_ASSISTANT_MESSAGE_ITEMS
         self.model_config_error: type[Exception] = ModelConfigError
@@ -458,99 +425,20 @@ def op_plan(fa: FastAgent, data: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-HANDLERS: Final[dict[str, Callable[[FastAgent, Mapping[str, Any]], dict[str, Any]]]] = {
-    "read": op_read,
-    "capture": op_capture,
-    "replay": op_replay,
-    "dedupe": op_dedupe,
-    "redact": op_redact,
-    "plan": op_plan,
-}
-
-
-# --- protocol -------------------------------------------------------------------------------
-
-
-def handle(fa: FastAgent, request: Any) -> dict[str, Any] | None:
-    """The reply to one request; ``None`` for ``stop``."""
-    if not isinstance(request, dict):
-        return {"seq": 0, "error": {"message": "request is not a JSON object"}}
-    cmd = request.get("cmd")
-    if cmd == "start":
-        return {
-            "protocol": PROTOCOL_VERSION,
-            "implementation": {
-                "name": "fast-agent",
-                "version": fa.version,
-                "language": "python",
-                "homepage": "https://pypi.org/project/fast-agent-mcp/",
-                "operations": list(OPERATIONS),
-                "python": sys.version.split()[0],
-            },
-        }
-    if cmd == "stop":
-        return None
-    seq = request.get("seq")
-    seq = seq if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0 else 0
-    operation, data = request.get("operation"), request.get("input")
-    if cmd != "run" or operation not in HANDLERS or not isinstance(data, dict):
-        return {"seq": seq, "error": {"message": f"cannot run {cmd!r} {operation!r}"}}
-    try:
-        return {"seq": seq, "output": HANDLERS[operation](fa, data)}
-    except Reply as answer:
-        return {"seq": seq, **answer.document}
-    except Exception as error:
-        return {
-            "seq": seq,
-            "error": {
-                "message": f"{type(error).__name__}: {error}",
-                "traceback": traceback.format_exc(),
-            },
-        }
-
-
-def encode(reply: dict[str, Any]) -> bytes:
-    try:
-        text = json.dumps(reply, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        return text.encode("utf-8") + b"\n"
-    except UnicodeEncodeError:  # lone surrogates: only escapes carry them
-        return json.dumps(reply, separators=(",", ":"), allow_nan=False).encode() + b"\n"
-    except ValueError as error:
-        seq = reply.get("seq", 0)
-        return json.dumps({"seq": seq, "error": {"message": f"not JSON: {error}"}}).encode() + b"\n"
-
-
-def serve(stdin: BinaryIO, stdout: BinaryIO, *, oneshot: bool) -> int:
-    try:
-        fa = FastAgent()
-    except Exception:
-        traceback.print_exc(file=sys.stderr)  # the runner shows the stderr tail
-        return 1
-    for line in stdin:
-        if not line.strip():
-            continue
-        try:
-            request = json.loads(line)
-        except ValueError as error:
-            reply: dict[str, Any] | None = {"seq": 0, "error": {"message": f"not JSON: {error}"}}
-        else:
-            reply = handle(fa, request)
-        if reply is None:
-            return 0
-        stdout.write(encode(reply))
-        stdout.flush()
-        if oneshot:
-            return 0
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="fast-agent behind the conformance protocol")
-    parser.add_argument("--oneshot", action="store_true", help="answer one request and exit")
-    args = parser.parse_args(argv)
-    with stdout_to_stderr() as protocol:
-        return serve(sys.stdin.buffer, protocol, oneshot=args.oneshot)
+ADAPTER: Final = Adapter(
+    name="fast-agent",
+    distribution="fast-agent-mcp",
+    load=FastAgent,
+    operations={
+        "read": op_read,
+        "capture": op_capture,
+        "replay": op_replay,
+        "dedupe": op_dedupe,
+        "redact": op_redact,
+        "plan": op_plan,
+    },
+)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(ADAPTER))

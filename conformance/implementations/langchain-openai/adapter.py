@@ -56,21 +56,18 @@ registry: langchain-openai has none) and the exception as its message.
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import json
-import os
 import sys
-import traceback
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
-from typing import Any, BinaryIO, Final
+from pathlib import Path
+from typing import Any, Final
 
-PROTOCOL_VERSION: Final = 1
-OPERATIONS: Final = ("replay", "dedupe", "plan", "defaults")
-RAISED: Final = "raised"
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # the modules the adapters share
+from _dedupe_by_replay import dedupe_by_replay
+from _protocol_loop import Adapter, Refused, main, skipped
+
 DEFAULT_TARGET: Final = "openai"
 INCLUDE: Final = ["reasoning.encrypted_content"]
 # A model for ``replay`` and ``dedupe``, whose vectors name none; xAI's own for target ``xai``.
@@ -105,34 +102,6 @@ PLAN_FIELDS: Final = (
 USER_ROLES: Final = {"user", "system", "developer"}
 
 
-class Reply(Exception):
-    """A reply other than an output: ``skipped``."""
-
-    def __init__(self, document: dict[str, Any]) -> None:
-        super().__init__(document)
-        self.document = document
-
-
-def skipped(reason: str) -> Reply:
-    return Reply({"skipped": {"reason": reason}})
-
-
-class Refused(Exception):
-    """langchain-openai raised before it sent the request."""
-
-
-@contextlib.contextmanager
-def stdout_to_stderr() -> Iterator[BinaryIO]:
-    """Hands the real stdout to the protocol and points fd 1 at stderr, so nothing a library
-    prints can corrupt the line stream."""
-    protocol = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    try:
-        yield protocol
-    finally:
-        protocol.flush()
-
-
 class LangChain:
     """The pieces of langchain-openai the adapter calls, imported once."""
 
@@ -141,7 +110,6 @@ class LangChain:
         from langchain_core import messages  # noqa: PLC0415
         from langchain_openai import ChatOpenAI  # noqa: PLC0415
 
-        self.version = metadata.version("langchain-openai")
         self.httpx2 = httpx2
         self.m = messages
         self.ChatOpenAI = ChatOpenAI
@@ -357,61 +325,12 @@ def op_replay(lc: LangChain, data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def op_dedupe(lc: LangChain, data: Mapping[str, Any]) -> dict[str, Any]:
-    """Dedupe through the replay path: one history holding one assistant turn per entry, each
-    after a user message, sent once per provider of the entries; an entry is kept when its item
-    is in that provider's request, in order; otherwise it counts as dropped."""
+    """Dedupe through the replay path (``_dedupe_by_replay.py``)."""
     if (data.get("options") or {}).get("conflict_policy") == "reject":
         raise skipped(
             "langchain-openai has no strict conflict policy (SPEC D3 MAY): it detects no conflict"
         )
-    entries = data["entries"]
-    history: list[dict[str, Any]] = []
-    for index, entry in enumerate(entries):
-        history.append(
-            {
-                "role": "user",
-                "items": [{"type": "message", "role": "user", "content": f"turn {index}"}],
-            }
-        )
-        history.append(
-            {"role": "assistant", "provider": entry["provider"], "items": [entry["item"]]}
-        )
-    history.append(
-        {"role": "user", "items": [{"type": "message", "role": "user", "content": "next"}]}
-    )
-    decisions: list[str] = ["drop_duplicate"] * len(entries)
-    for provider in dict.fromkeys(entry["provider"] for entry in entries):
-        sent = op_replay(
-            lc,
-            {
-                "history": {"form": "items", "messages": history},
-                "target": {"provider": provider, "transport": "sse"},
-            },
-        )
-        reasoning = [item for item in sent["input"] if item.get("type") == "reasoning"]
-        for index, entry in enumerate(entries):
-            if entry["provider"] != provider:
-                continue
-            item = entry["item"]
-            found = next(
-                (
-                    n
-                    for n, r in enumerate(reasoning)
-                    if r.get("id") == item.get("id")
-                    and r.get("encrypted_content") == item.get("encrypted_content")
-                ),
-                None,
-            )
-            if found is not None:
-                decisions[index] = "keep"
-                del reasoning[: found + 1]
-    return {
-        "decisions": decisions,
-        "counters": {
-            "replay_deduplicated_exact_count": decisions.count("drop_duplicate"),
-            "replay_id_ciphertext_conflict_count": 0,
-        },
-    }
+    return dedupe_by_replay(data["entries"], lambda replay: op_replay(lc, replay)["input"])
 
 
 @dataclass(frozen=True)
@@ -499,97 +418,24 @@ def op_defaults(lc: LangChain, data: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-HANDLERS: Final[dict[str, Callable[[LangChain, Mapping[str, Any]], dict[str, Any]]]] = {
-    "replay": op_replay,
-    "dedupe": op_dedupe,
-    "plan": op_plan,
-    "defaults": op_defaults,
-}
-
-
-def handle(lc: LangChain, request: Any) -> dict[str, Any] | None:
-    cmd = request.get("cmd") if isinstance(request, dict) else None
-    if cmd == "start":
-        return {
-            "protocol": PROTOCOL_VERSION,
-            "implementation": {
-                "name": "langchain-openai",
-                "version": lc.version,
-                "language": "python",
-                "homepage": "https://pypi.org/project/langchain-openai/",
-                "operations": list(OPERATIONS),
-                "history_formats": ["items"],
-                # an AIMessage records no issuer of its reasoning blocks
-                "provenance": "none",
-                "python": sys.version.split()[0],
-            },
-        }
-    if cmd == "stop":
-        return None
-    seq = request.get("seq") if isinstance(request, dict) else None
-    seq = seq if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0 else 0
-    operation, data = request.get("operation"), request.get("input")
-    if cmd != "run" or operation not in HANDLERS or not isinstance(data, dict):
-        return {"seq": seq, "error": {"message": f"cannot run {cmd!r} {operation!r}"}}
-    try:
-        output = HANDLERS[operation](lc, data)
-    except Reply as answer:
-        return {"seq": seq, **answer.document}
-    except Refused as refused:
-        return {"seq": seq, "reject": {"code": RAISED, "message": str(refused)[:2000]}}
-    except Exception as error:
-        return {
-            "seq": seq,
-            "error": {
-                "message": f"{type(error).__name__}: {error}",
-                "traceback": traceback.format_exc(),
-            },
-        }
-    return {"seq": seq, "output": output}
-
-
-def encode(reply: dict[str, Any]) -> bytes:
-    try:
-        text = json.dumps(reply, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        return text.encode("utf-8") + b"\n"
-    except UnicodeEncodeError:  # lone surrogates: only escapes carry them
-        return json.dumps(reply, separators=(",", ":"), allow_nan=False).encode() + b"\n"
-    except ValueError as error:
-        seq = reply.get("seq", 0)
-        return json.dumps({"seq": seq, "error": {"message": f"not JSON: {error}"}}).encode() + b"\n"
-
-
-def serve(stdin: BinaryIO, stdout: BinaryIO, *, oneshot: bool) -> int:
-    try:
-        lc = LangChain()
-    except Exception:
-        traceback.print_exc(file=sys.stderr)  # the runner shows the stderr tail
-        return 1
-    for line in stdin:
-        if not line.strip():
-            continue
-        try:
-            request = json.loads(line)
-        except ValueError as error:
-            reply: dict[str, Any] | None = {"seq": 0, "error": {"message": f"not JSON: {error}"}}
-        else:
-            reply = handle(lc, request)
-        if reply is None:
-            return 0
-        stdout.write(encode(reply))
-        stdout.flush()
-        if oneshot:
-            return 0
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="langchain-openai behind the conformance protocol")
-    parser.add_argument("--oneshot", action="store_true", help="answer one request and exit")
-    args = parser.parse_args(argv)
-    with stdout_to_stderr() as protocol:
-        return serve(sys.stdin.buffer, protocol, oneshot=args.oneshot)
+ADAPTER: Final = Adapter(
+    name="langchain-openai",
+    distribution="langchain-openai",
+    load=LangChain,
+    operations={
+        "replay": op_replay,
+        "dedupe": op_dedupe,
+        "plan": op_plan,
+        "defaults": op_defaults,
+    },
+    announce={
+        "history_formats": ["items"],
+        # an AIMessage records no issuer of its reasoning blocks
+        "provenance": "none",
+    },
+    refusal_limit=2000,
+)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(ADAPTER))

@@ -44,25 +44,21 @@ in the SPEC registry: openai-agents has none) and the exception as its message.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import contextlib
 import inspect
 import json
 import logging
-import os
 import sys
 import threading
-import traceback
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
-from typing import Any, BinaryIO, Final
+from pathlib import Path
+from typing import Any, Final
 
-PROTOCOL_VERSION: Final = 1
-OPERATIONS: Final = ("replay", "dedupe", "plan", "defaults")
-RAISED: Final = "raised"
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # the modules the adapters share
+from _protocol_loop import Adapter, Refused, Reply, main, skipped
+
 DEFAULT_TARGET: Final = "openai"
 # Where a user points the client for each target provider of the suite: every one is a Responses
 # endpoint, reached by ``OpenAIResponsesModel`` (SPEC P4's names; openai-agents sees only the URL).
@@ -133,34 +129,6 @@ RESPONSE: Final = {
 }
 
 
-class Reply(Exception):
-    """A reply other than an output: ``skipped``."""
-
-    def __init__(self, document: dict[str, Any]) -> None:
-        super().__init__(document)
-        self.document = document
-
-
-def skipped(reason: str) -> Reply:
-    return Reply({"skipped": {"reason": reason}})
-
-
-class Refused(Exception):
-    """openai-agents raised before it sent the request."""
-
-
-@contextlib.contextmanager
-def stdout_to_stderr() -> Iterator[BinaryIO]:
-    """Hands the real stdout to the protocol and points fd 1 at stderr, so nothing a library
-    prints can corrupt the line stream."""
-    protocol = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    try:
-        yield protocol
-    finally:
-        protocol.flush()
-
-
 class OpenAIAgents:
     """The pieces of openai-agents the adapter calls, imported once."""
 
@@ -177,7 +145,6 @@ class OpenAIAgents:
 
         agents.set_tracing_disabled(True)  # tracing would export over the network
         logging.getLogger("openai.agents").setLevel(logging.CRITICAL)
-        self.version = metadata.version("openai-agents")
         self.agents = agents
         self.httpx2 = httpx2
         self.AsyncOpenAI = AsyncOpenAI
@@ -621,97 +588,23 @@ def op_defaults(oa: OpenAIAgents, data: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-HANDLERS: Final[dict[str, Callable[[OpenAIAgents, Mapping[str, Any]], dict[str, Any]]]] = {
-    "replay": op_replay,
-    "dedupe": op_dedupe,
-    "plan": op_plan,
-    "defaults": op_defaults,
-}
-
-
-def handle(oa: OpenAIAgents, request: Any) -> dict[str, Any] | None:
-    cmd = request.get("cmd") if isinstance(request, dict) else None
-    if cmd == "start":
-        return {
-            "protocol": PROTOCOL_VERSION,
-            "implementation": {
-                "name": "openai-agents",
-                "version": oa.version,
-                "language": "python",
-                "homepage": "https://pypi.org/project/openai-agents/",
-                "operations": list(OPERATIONS),
-                "history_formats": ["items"],
-                # only provider_data, which OpenAIResponsesModel's items never carry
-                "provenance": "none",
-                "python": sys.version.split()[0],
-            },
-        }
-    if cmd == "stop":
-        return None
-    seq = request.get("seq") if isinstance(request, dict) else None
-    seq = seq if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0 else 0
-    operation, data = request.get("operation"), request.get("input")
-    if cmd != "run" or operation not in HANDLERS or not isinstance(data, dict):
-        return {"seq": seq, "error": {"message": f"cannot run {cmd!r} {operation!r}"}}
-    try:
-        output = HANDLERS[operation](oa, data)
-    except Reply as answer:
-        return {"seq": seq, **answer.document}
-    except Refused as refused:
-        return {"seq": seq, "reject": {"code": RAISED, "message": str(refused)}}
-    except Exception as error:
-        return {
-            "seq": seq,
-            "error": {
-                "message": f"{type(error).__name__}: {error}",
-                "traceback": traceback.format_exc(),
-            },
-        }
-    return {"seq": seq, "output": output}
-
-
-def encode(reply: dict[str, Any]) -> bytes:
-    try:
-        text = json.dumps(reply, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        return text.encode("utf-8") + b"\n"
-    except UnicodeEncodeError:  # lone surrogates: only escapes carry them
-        return json.dumps(reply, separators=(",", ":"), allow_nan=False).encode() + b"\n"
-    except ValueError as error:
-        seq = reply.get("seq", 0)
-        return json.dumps({"seq": seq, "error": {"message": f"not JSON: {error}"}}).encode() + b"\n"
-
-
-def serve(stdin: BinaryIO, stdout: BinaryIO, *, oneshot: bool) -> int:
-    try:
-        oa = OpenAIAgents()
-    except Exception:
-        traceback.print_exc(file=sys.stderr)  # the runner shows the stderr tail
-        return 1
-    for line in stdin:
-        if not line.strip():
-            continue
-        try:
-            request = json.loads(line)
-        except ValueError as error:
-            reply: dict[str, Any] | None = {"seq": 0, "error": {"message": f"not JSON: {error}"}}
-        else:
-            reply = handle(oa, request)
-        if reply is None:
-            return 0
-        stdout.write(encode(reply))
-        stdout.flush()
-        if oneshot:
-            return 0
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="openai-agents behind the conformance protocol")
-    parser.add_argument("--oneshot", action="store_true", help="answer one request and exit")
-    args = parser.parse_args(argv)
-    with stdout_to_stderr() as protocol:
-        return serve(sys.stdin.buffer, protocol, oneshot=args.oneshot)
+ADAPTER: Final = Adapter(
+    name="openai-agents",
+    distribution="openai-agents",
+    load=OpenAIAgents,
+    operations={
+        "replay": op_replay,
+        "dedupe": op_dedupe,
+        "plan": op_plan,
+        "defaults": op_defaults,
+    },
+    announce={
+        "history_formats": ["items"],
+        # only provider_data, which OpenAIResponsesModel's items never carry
+        "provenance": "none",
+    },
+)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(ADAPTER))

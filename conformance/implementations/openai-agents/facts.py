@@ -21,9 +21,10 @@ import json
 import sys
 import warnings
 from collections.abc import Mapping, Sequence
+from importlib import metadata
 from typing import Any
 
-from adapter import RESPONSE, OpenAIAgents, Recorder, make_client
+from adapter import ADAPTER, RESPONSE, OpenAIAgents, Recorder, make_client
 
 REASONING: dict[str, Any] = {
     "type": "reasoning",
@@ -113,7 +114,7 @@ async def keys(oa: OpenAIAgents) -> dict[str, Any]:
 
 async def measure(oa: OpenAIAgents) -> dict[str, Any]:
     return {
-        "version": oa.version,
+        "version": metadata.version(ADAPTER.distribution),
         "issuer_recorded": await issuer_recorded(oa),
         "foreign_collision": await foreign_collision(oa),
         "keys": await keys(oa),
