@@ -1,10 +1,12 @@
-"""Hatch build hook: compile the reader's optional C accelerators.
+"""Hatch build hook: compile the optional C accelerators of the reader and of history files.
 
-``reasoning_replay._canonical`` (``_canonical.c``) reads a canonically written envelope and
-``reasoning_replay._strict`` (``_strict.c``) parses any JSON text by SPEC E4, both in
-``reference_impl/reasoning_replay/`` and sharing ``_json_strings.h``. They only make the strict
-reader faster; they change no verdict, and the package falls back to the same reading in Python
-when they are missing. So a build that cannot compile them (no C compiler, no Python headers, no
+``reasoning_replay._canonical`` (``_canonical.c``) reads a canonically written envelope,
+``reasoning_replay._strict`` (``_strict.c``) parses any JSON text by SPEC E4 and reads an envelope
+in any layout, and ``reasoning_replay._history`` (``_history.c``) reads a history file's messages
+(SPEC H1), all in ``reference_impl/reasoning_replay/`` and sharing its headers (``_json_strings.h``,
+``_json_values.h``, ``_envelope_literals.h``). They only make the reader and the history tools
+faster; they change no verdict, and the package falls back to the same reading in Python when
+they are missing. So a build that cannot compile them (no C compiler, no Python headers, no
 setuptools) warns and goes on with a pure-Python wheel instead of failing.
 
 ``REASONING_REPLAY_BUILD`` says what a wheel holds:
@@ -36,8 +38,10 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 PACKAGE_SOURCE = Path("reference_impl", "reasoning_replay")
-MODULES = ("reasoning_replay._canonical", "reasoning_replay._strict")
-HEADERS = (PACKAGE_SOURCE / "_json_strings.h",)
+MODULES = ("reasoning_replay._canonical", "reasoning_replay._strict", "reasoning_replay._history")
+HEADERS = tuple(
+    PACKAGE_SOURCE / name for name in ("_json_strings.h", "_json_values.h", "_envelope_literals.h")
+)
 LIMITED_API = "0x030B0000"  # CPython 3.11, the oldest the package supports (requires-python)
 ABI3_INTERPRETER = "cp311"  # the wheel tag's interpreter: the version LIMITED_API names
 BUILD_VARIABLE = "REASONING_REPLAY_BUILD"

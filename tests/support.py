@@ -107,3 +107,34 @@ def imported_modules(path: Path) -> set[str]:
     return names | {
         node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
     }
+
+
+# --- a string spelled every way JSON allows ------------------------------------------------------
+
+SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "/": "\\/", "\b": "\\b", "\f": "\\f", "\n": "\\n",
+                 "\r": "\\r", "\t": "\\t"}  # fmt: skip
+
+
+@st.composite
+def spelled(draw: st.DrawFn, value: str, quote_escape: bool = True) -> str:
+    """A JSON string literal of ``value`` spelled any way JSON allows (RFC 8259 §7): each
+    character raw where it may be, or as its short escape, or as \\uXXXX in either case, an
+    astral one as an escaped surrogate pair; a quote not as \\" if not ``quote_escape`` (the
+    Python path's ciphertext limit)."""
+    out = ['"']
+    for char in value:
+        units = utf16_units(char)
+        ways = ["".join(f"\\u{unit:04x}" for unit in units)]
+        ways.append("".join(f"\\u{unit:04X}" for unit in units))
+        if char in SHORT_ESCAPES and (quote_escape or char != '"'):
+            ways.append(SHORT_ESCAPES[char])
+        if char >= " " and char not in '"\\':
+            ways.extend([char] * 4)  # mostly raw, as writers write it
+        out.append(draw(st.sampled_from(ways)))
+    out.append('"')
+    return "".join(out)
+
+
+def utf16_units(char: str) -> list[int]:
+    data = char.encode("utf-16-be")
+    return [int.from_bytes(data[at : at + 2], "big") for at in range(0, len(data), 2)]

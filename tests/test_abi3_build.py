@@ -1,6 +1,6 @@
 """The C accelerators built on the limited API (``REASONING_REPLAY_BUILD=abi3``, the modules of the
 one wheel for every CPython >= 3.11) agree with the Python path exactly as the native build does:
-the differential tests of both accelerators run again, with a copy of the package whose compiled
+the differential tests of every accelerator run again, with a copy of the package whose compiled
 modules are the abi3 ones. A ``str`` with no UTF-8 form (a lone surrogate), which that build
 cannot read, is left to the Python path and gets the same verdict."""
 
@@ -17,7 +17,12 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "reference_impl" / "reasoning_replay"
-DIFFERENTIAL_TESTS = ("tests/test_canonical_accelerator.py", "tests/test_strict_accelerator.py")
+DIFFERENTIAL_TESTS = (
+    "tests/test_canonical_accelerator.py",
+    "tests/test_strict_accelerator.py",
+    "tests/test_envelope_accelerator.py",
+    "tests/test_history_accelerator.py",
+)
 GUARD_SECONDS = 900  # a hang guard, not a measurement
 
 
@@ -71,15 +76,18 @@ def run_with(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_the_copy_imports_the_abi3_modules(abi3_site: Path) -> None:
     check = (
         "import reasoning_replay._canonical as c, reasoning_replay._strict as s\n"
+        "import reasoning_replay._history as h\n"
         "from reasoning_replay.record import reader\n"
-        "print(c.__file__, s.__file__, reader.ACCELERATED, reader.parse_strict_is_accelerated())"
+        "print(c.__file__, s.__file__, h.__file__, reader.ACCELERATED,"
+        " reader.parse_strict_is_accelerated())"
     )
 
     completed = run_with(abi3_site, "-c", check)
 
-    canonical, strict, accelerated, strict_accelerated = completed.stdout.split()
+    canonical, strict, history, accelerated, strict_accelerated = completed.stdout.split()
     assert canonical.startswith(str(abi3_site)) and canonical.endswith("_canonical.abi3.so")
     assert strict.startswith(str(abi3_site)) and strict.endswith("_strict.abi3.so")
+    assert history.startswith(str(abi3_site)) and history.endswith("_history.abi3.so")
     assert (accelerated, strict_accelerated) == ("True", "True")
 
 
@@ -90,20 +98,25 @@ def test_a_str_without_a_utf8_form_is_left_to_the_python_path(abi3_site: Path) -
         '"encrypted_content":"c"}}'
     )
     deep = "[" * 40 + '"\ud800"' + "]" * 40
+    history = '{"messages":[{"role":"user","content":["\ud800"]}]}'
     check = (  # repr() spells a lone surrogate as an escape the child's parser reads back
         "import reasoning_replay._canonical as c, reasoning_replay._strict as s\n"
+        "import reasoning_replay._history as h\n"
         "from reasoning_replay import parse_reasoning_replay_envelope as read\n"
-        f"lone, deep = {lone!r}, {deep!r}\n"
-        "print(c.read_canonical(lone), s.parse(lone), s.parse(deep))\n"
-        "print(read(lone).code, read(deep).code)\n"
+        "from reasoning_replay.history.history_files import read_message_channels\n"
+        f"lone, deep, history = {lone!r}, {deep!r}, {history!r}\n"
+        "print(c.read_canonical(lone), s.parse(lone), s.parse(deep), s.read_envelope(lone),"
+        " h.read_history(history, {}, None))\n"
+        "print(read(lone).code, read(deep).code, read_message_channels(history).code.value)\n"
     )
 
     completed = run_with(abi3_site, "-c", check)
 
     assert completed.returncode == 0, completed.stderr
     undecided, verdicts = completed.stdout.splitlines()
-    assert undecided == "None None None"
-    assert verdicts == "json_invalid_unicode limit_exceeded"  # SPEC E6: step 1 before step 2
+    assert undecided == "None None None None None"
+    # SPEC E6: step 1 before step 2; SPEC H3: a history text given as characters with a surrogate
+    assert verdicts == "json_invalid_unicode limit_exceeded history_unreadable"
 
 
 def test_the_differential_tests_pass_on_the_abi3_build(abi3_site: Path) -> None:

@@ -137,3 +137,30 @@ def test_readme_performance_table_has_the_rendered_shape_and_sources() -> None:
         assert tool is not None and tool.group(1) in perf_table.RENDERERS, row
         assert (TOOLS_DIR.parent / tool.group(1)).is_file()
     assert any(line.startswith("Machine load while measuring") for line in lines)
+
+
+def test_readme_performance_figures_are_current() -> None:
+    """README's table is the rendering of the figures in docs/perf, and the suite's figures were
+    measured on the suite as it is now: a case added since fails here until the figures are
+    measured again (``python tools/perf_table.py --run bench_suite``), so no count goes stale."""
+    perf_table = _import_tool("perf_table")
+    assert perf_table.main(["--check"]) == 0
+
+
+def test_a_stale_suite_count_is_named() -> None:
+    perf_table = _import_tool("perf_table")
+    figures = {"tool": "tools/bench_suite.py", "figures": {perf_table.SUITE_SUBJECT: {"cases": 3}}}
+    assert perf_table.stale_counts([figures], 3) == []
+    [problem] = perf_table.stale_counts([figures], 1_249)
+    assert "1,249 cases" in problem and "measured on 3" in problem
+    assert perf_table.suite_cases_now() > 1_000
+
+
+def test_a_rerun_median_outside_the_stated_range_is_listed() -> None:
+    perf_table = _import_tool("perf_table")
+    stated = {"harness": {"ratios": {"a": {"min": 1.0, "median": 1.2, "max": 1.5}}}}
+    holds = {"harness": {"ratios": {"a": {"min": 0.2, "median": 1.4, "max": 9.0}}}}
+    moved = {"harness": {"ratios": {"a": {"min": 1.6, "median": 1.7, "max": 1.8}}}}
+    assert perf_table.outside_ranges(stated, holds) == []
+    [line] = perf_table.outside_ranges(stated, moved)
+    assert line.startswith("/harness/ratios/a: median 1.7 outside 1–1.5")

@@ -35,7 +35,7 @@ from reasoning_replay.record._fast import general
 from reasoning_replay.record.read import read_block
 from reasoning_replay.record.writer import canonical_json
 from reasoning_replay.suite.vectors import load_vector_dirs
-from support import CHARACTER_EDITS, bytes_changed, character_edit
+from support import CHARACTER_EDITS, bytes_changed, character_edit, spelled
 
 canonical: ModuleType | None
 try:
@@ -146,35 +146,6 @@ def canonical_texts(draw: st.DrawFn) -> str:
     )
 
 
-SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "/": "\\/", "\b": "\\b", "\f": "\\f", "\n": "\\n",
-                 "\r": "\\r", "\t": "\\t"}  # fmt: skip
-
-
-@st.composite
-def spelled(draw: st.DrawFn, value: str, quote_escape: bool = True) -> str:
-    """A JSON string literal of ``value`` spelled any way JSON allows (RFC 8259 §7): each
-    character raw where it may be, or as its short escape, or as \\uXXXX in either case, an
-    astral one as an escaped surrogate pair; a quote not as \\" if not ``quote_escape`` (the
-    Python path's ciphertext limit)."""
-    out = ['"']
-    for char in value:
-        units = utf16_units(char)
-        ways = ["".join(f"\\u{unit:04x}" for unit in units)]
-        ways.append("".join(f"\\u{unit:04X}" for unit in units))
-        if char in SHORT_ESCAPES and (quote_escape or char != '"'):
-            ways.append(SHORT_ESCAPES[char])
-        if char >= " " and char not in '"\\':
-            ways.extend([char] * 4)  # mostly raw, as writers write it
-        out.append(draw(st.sampled_from(ways)))
-    out.append('"')
-    return "".join(out)
-
-
-def utf16_units(char: str) -> list[int]:
-    data = char.encode("utf-16-be")
-    return [int.from_bytes(data[at : at + 2], "big") for at in range(0, len(data), 2)]
-
-
 @st.composite
 def respelled_texts(draw: st.DrawFn) -> tuple[str, Fields]:
     """The canonical layout of a valid item, its strings spelled any way JSON allows: both paths
@@ -238,7 +209,7 @@ def mutated_texts(draw: st.DrawFn) -> str:
 # --- the accelerator agrees with the Python path -------------------------------------------------
 
 
-@pytest.mark.parametrize("module", ["_canonical", "_strict"])
+@pytest.mark.parametrize("module", ["_canonical", "_strict", "_history"])
 def test_accelerators_are_built_in_the_standard_install(module: str) -> None:
     """``pip install .`` and ``pip install -e .`` compile them (hatch_build.py) where there is a
     C compiler; a pure-Python install is only expected with REASONING_REPLAY_ALLOW_PURE_PYTHON=1."""
@@ -260,7 +231,9 @@ def test_accelerators_are_built_in_the_standard_install(module: str) -> None:
 def test_the_environment_variable_turns_both_accelerators_off() -> None:
     check = (
         "from reasoning_replay.record import reader; "
-        "print(reader.ACCELERATED, reader.parse_strict_is_accelerated())"
+        "from reasoning_replay.history import history_files; "
+        "print(reader.ACCELERATED, reader.parse_strict_is_accelerated(), "
+        "history_files._accelerator is not None)"
     )
 
     def accelerated_with(value: str | None) -> str:
@@ -272,9 +245,9 @@ def test_the_environment_variable_turns_both_accelerators_off() -> None:
         )
         return completed.stdout.strip()
 
-    assert accelerated_with(None) == "True True"
-    assert accelerated_with("0") == "True True"
-    assert accelerated_with("1") == "False False"
+    assert accelerated_with(None) == "True True True"
+    assert accelerated_with("0") == "True True True"
+    assert accelerated_with("1") == "False False False"
 
 
 @needs_accelerator
@@ -375,6 +348,20 @@ def test_a_character_is_seen_wherever_it_falls_in_a_long_run(
 
 
 @needs_accelerator
+@pytest.mark.parametrize("wide", ["é", "数", "😀"], ids=["latin1", "ucs2", "ucs4"])
+@pytest.mark.parametrize("gap", [0, 1, 7, 8, 15, 16, 17])
+def test_a_wide_character_just_before_the_end_of_a_run_widens_the_string(
+    wide: str, gap: int
+) -> None:
+    """A run ends inside a block of 16 bytes (an escape here): the characters of the block
+    before it are the run's, and a wide one among them decides the string's kind."""
+    for at in range(40):
+        value = "a" * at + wide + "b" * gap + "\n" + "c" * 20
+        text = envelope_text("rs_1", [value], "c", [value])
+        assert assert_agree(text) == ("rs_1", (value,), "c", (value,))
+
+
+@needs_accelerator
 @PROPERTY_SETTINGS
 @given(text=canonical_texts())
 def test_every_canonical_text_is_read_alike(text: str) -> None:
@@ -472,17 +459,28 @@ def both_forms(text: str | bytes) -> list[str | bytes]:
         return [text]
 
 
+STRICT_READ_ENVELOPE = general._envelope_accelerator
+
+
 def read_with(
     accelerator: Callable[[str | bytes], Fields | None] | None,
     strict_accelerator: Callable[[str | bytes], Any] | None,
     text: str | bytes,
 ) -> ReadResult:
-    saved = canonical_path._accelerator, general._accelerator
+    """The fast reader with these accelerators; ``_strict``'s envelope reader goes with its
+    parser (both are of ``_strict``), on or off."""
+    saved = canonical_path._accelerator, general._accelerator, general._envelope_accelerator
+    read_envelope = None if strict_accelerator is None else STRICT_READ_ENVELOPE
     canonical_path._accelerator, general._accelerator = accelerator, strict_accelerator
+    general._envelope_accelerator = read_envelope
     try:
         return general.read(text)
     finally:
-        canonical_path._accelerator, general._accelerator = saved
+        (
+            canonical_path._accelerator,
+            general._accelerator,
+            general._envelope_accelerator,
+        ) = saved
 
 
 def verdicts_with_and_without(text: str | bytes) -> list[ReadResult]:

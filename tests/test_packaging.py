@@ -29,6 +29,7 @@ CHECK = textwrap.dedent(
     import json, sys, sysconfig
     from pathlib import Path
     import reasoning_replay
+    from reasoning_replay.history import history_files
     from reasoning_replay.record import reader
     from reasoning_replay.resources import data_root
     from reasoning_replay.schemas import ENVELOPE_SCHEMA_ID
@@ -57,10 +58,13 @@ CHECK = textwrap.dedent(
         ],
         "resumable": reasoning_replay.parse_reasoning_replay_envelope(text).resumable,
         "valid": reasoning_replay.validator_for(ENVELOPE_SCHEMA_ID).is_valid(json.loads(text)),
-        "accelerated": reader.ACCELERATED and reader.parse_strict_is_accelerated(),
+        "accelerated": reader.ACCELERATED
+        and reader.parse_strict_is_accelerated()
+        and history_files._accelerator is not None,
         "accelerators": [
             str(Path(sys.modules[f"reasoning_replay.{name}"].__file__).resolve())
-            for name in ("_canonical", "_strict") if f"reasoning_replay.{name}" in sys.modules
+            for name in ("_canonical", "_strict", "_history")
+            if f"reasoning_replay.{name}" in sys.modules
         ],
         "c_sources": sorted(
             path.name for path in Path(reasoning_replay.__file__).parent.glob("*.[ch]")
@@ -173,6 +177,6 @@ def test_installed_wheel_finds_its_data_inside_site_packages(tmp_path: Path) -> 
     assert actual["c_sources"] == []  # they ship in the sdist only
     if actual["accelerated"]:
         assert not wheels[0].name.endswith("-py3-none-any.whl"), "a compiled wheel is tagged"
-        assert len(actual["accelerators"]) == 2
+        assert len(actual["accelerators"]) == 3
         for accelerator in actual["accelerators"]:
             assert accelerator.startswith(str(Path(actual["package"]).parent) + os.sep)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import importlib
 import json
+import random
 import shutil
 import sys
 from pathlib import Path
@@ -119,6 +120,36 @@ def test_an_export_that_redacts_nothing_is_found(fuzz: ModuleType) -> None:
     places = {place.split("/")[0] for place in report["export_leaks_by_place_and_form"]}
     assert leaks
     assert "replay-channel" in places
+
+
+def test_a_c_history_reading_that_drops_the_provider_is_found(
+    fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The C reading of history files is compared with json's on every history the fuzzer
+    makes: one that forgets a message's recorded provider (SPEC P4) must come back."""
+    from reasoning_replay.history import history_files  # noqa: PLC0415
+
+    real = history_files._accelerator
+    if real is None:
+        pytest.skip("the C accelerator is not built")
+
+    def forgetful(data: str | bytes, no_channels: Any, stored_texts: str | None) -> Any:
+        read = real(data, no_channels, stored_texts)
+        return None if read is None else [(role, channels, None) for role, channels, _ in read]
+
+    monkeypatch.setattr(history_files, "_accelerator", forgetful)
+    text = json.dumps({"messages": [{"role": "user", "content": [], "provider": "xai"}]})
+    assert "_history reads otherwise than json (str)" in fuzz.history_reading_differences(text)
+    rng = random.Random(SEED)
+    found: set[str] = set()
+    # The fuzzer's own histories, some of which record a provider; many others are left to the
+    # slower readings (an escaped lone surrogate, a member nested deeper than the C reading goes).
+    for _ in range(200):
+        if "_history reads otherwise than json (bytes)" in found:
+            break
+        history, _canary, _form = fuzz.random_history(rng)
+        found |= set(fuzz.history_failures(fuzz.Targets(), fuzz.history_text(history, rng), None))
+    assert "_history reads otherwise than json (bytes)" in found
 
 
 def test_the_command_writes_its_report_and_exits_1_on_a_finding(

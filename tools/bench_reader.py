@@ -35,6 +35,20 @@ Methods timed:
    ``.is_valid`` on every line, when jsonschema_rs is installed and resolves every ``$ref``
    from the project's registry; otherwise skipped with a note.
 
+Peers (``--layouts``, default ``canonical,reordered,spaced``; ``--layouts none`` leaves them out):
+the same records laid out as other writers write them (``corpus.relayout``: SPEC C3's layout,
+every object's members in a seeded random order, ``json.dumps``'s default spacing and escapes),
+each read as ``bytes`` by
+
+5. ``parse_reasoning_replay_envelope`` (``reader_<layout>``);
+6. ``msgspec.json.Decoder(<the envelope as msgspec Structs>).decode`` (``msgspec_<layout>``): the
+   typed decode of the performance anchors (closed Structs, ``Literal`` constants,
+   ``min_length``, ``content`` absent or a non-empty array);
+7. ``orjson.loads`` + ``jsonschema_rs`` ``is_valid`` (``orjson_rs_<layout>``), when both are.
+
+Their ratios ``reader_vs_msgspec_<layout>`` and ``reader_vs_orjson_rs_<layout>`` (a peer's time
+over the reader's, taken within each round; goal >= 1.0) are in ``peer_ratios``.
+
 Verdicts are collected in one untimed pass (which also warms every method up) and compared:
 
 - reader verdict == label, on every record (needs labels);
@@ -43,6 +57,9 @@ Verdicts are collected in one untimed pass (which also warms every method up) an
   has no duplicate member (label ``schema_visible``; found by parsing when there are no labels);
 - jsonschema verdict == label on the same records (checks the corpus itself);
 - reader verdict == jsonschema_rs verdict on every schema-visible record, when it ran;
+- per layout: the reader's verdict and code on the relaid record == on the canonical one (the
+  value is the same, so SPEC E6 gives the same code); msgspec's and orjson+jsonschema_rs's
+  verdict == label on every schema-visible record;
 - reader code == the code SPEC.md E6 gives the record's kind (``corpus.EXPECTED_CODES``),
   on every invalid record: reported only, never a failure.
 
@@ -60,6 +77,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import statistics
 import sys
 import time
@@ -67,9 +85,10 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import Annotated, Any, Final, Literal, Protocol
 
 import corpus
+import msgspec
 from benchharness import Rounds, Spread, Trial, frozen_gc, run_rounds, timed
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
 from referencing import Registry
@@ -90,6 +109,11 @@ try:
 except ImportError:  # optional: its row is skipped
     jsonschema_rs = None  # type: ignore[assignment]
 
+try:
+    import orjson
+except ImportError:  # optional: the orjson+jsonschema_rs peer is skipped
+    orjson = None  # type: ignore[assignment]
+
 SCHEMA_ID: Final = "urn:reasoning-replay:schema:reasoning-replay.v1"
 GOAL_VS_JSON_LOADS: Final = 1.5
 GOAL_VS_JSONSCHEMA: Final = 25.0
@@ -109,6 +133,16 @@ DESCRIPTIONS: Final = {
     JSONSCHEMA: "json.loads + jsonschema Draft202012Validator.is_valid (str, sample)",
     JSONSCHEMA_RS: "json.loads + jsonschema_rs validator_for(...).is_valid (str)",
 }
+
+PEER_READER: Final = "reader"
+PEER_MSGSPEC: Final = "msgspec"
+PEER_ORJSON_RS: Final = "orjson_rs"
+PEER_DESCRIPTIONS: Final = {
+    PEER_READER: "parse_reasoning_replay_envelope (bytes)",
+    PEER_MSGSPEC: "msgspec.json.Decoder(envelope Structs).decode (bytes)",
+    PEER_ORJSON_RS: "orjson.loads + jsonschema_rs is_valid (bytes)",
+}
+GOAL_VS_PEERS: Final = 1.0
 
 # Agreement checks; every one outside NOT_GATED must have zero mismatches.
 READER_VS_LABEL: Final = "reader_vs_label"
@@ -255,10 +289,163 @@ def _jsonschema_rs_is_valid(
     return validator.is_valid, "validator_for(schema, registry=<all project schemas>, offline=True)"
 
 
+# --- peers: msgspec's typed decode, orjson + jsonschema_rs -------------------------------------
+# The envelope as msgspec Structs, as the performance anchors wrote it: closed objects, the
+# constants as Literal types, non-empty id and ciphertext, content absent or a non-empty array.
+
+
+class _PeerSummaryPart(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    type: Literal["summary_text"]
+    text: str
+
+
+class _PeerContentPart(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    type: Literal["reasoning_text"]
+    text: str
+
+
+class _PeerItem(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    type: Literal["reasoning"]
+    id: Annotated[str, msgspec.Meta(min_length=1)]
+    summary: list[_PeerSummaryPart]
+    encrypted_content: Annotated[str, msgspec.Meta(min_length=1)]
+    content: Annotated[list[_PeerContentPart], msgspec.Meta(min_length=1)] | msgspec.UnsetType = (
+        msgspec.UNSET
+    )
+
+
+class _PeerEnvelope(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    schema: Literal["fast-agent.openai-responses.reasoning-replay"]
+    version: Literal[1]
+    item: _PeerItem
+
+
+def _make_msgspec_loop() -> tuple[Callable[[Sequence[Any]], None], Callable[[bytes], bool]]:
+    decode = msgspec.json.Decoder(_PeerEnvelope).decode
+
+    def loop(lines: Sequence[Any]) -> None:
+        for line in lines:
+            try:  # noqa: SIM105 - as above
+                decode(line)
+            except msgspec.DecodeError:  # ValidationError is a DecodeError
+                pass
+
+    def verdict(line: bytes) -> bool:
+        try:
+            decode(line)
+        except msgspec.DecodeError:
+            return False
+        return True
+
+    return loop, verdict
+
+
+def _make_orjson_rs_loop(
+    is_valid: Callable[[Any], bool],
+) -> tuple[Callable[[Sequence[Any]], None], Callable[[bytes], bool]]:
+    loads = orjson.loads
+    error = orjson.JSONDecodeError
+
+    def loop(lines: Sequence[Any]) -> None:
+        for line in lines:
+            try:  # noqa: SIM105 - as above
+                is_valid(loads(line))
+            except error:
+                pass
+
+    def verdict(line: bytes) -> bool:
+        try:
+            return bool(is_valid(loads(line)))
+        except error:
+            return False
+
+    return loop, verdict
+
+
+def _relaid(lines: Sequence[bytes], layout: str, seed: int) -> list[bytes]:
+    """``lines`` in ``layout`` (``corpus.relayout``), from a generator seeded per layout."""
+    rng = random.Random(f"{seed}:{layout}")
+    return [corpus.relayout(raw.decode("utf-8"), layout, rng).encode("utf-8") for raw in lines]
+
+
+def _peer_pass(
+    layout_lines: dict[str, list[bytes]],
+    canonical: Sequence[bytes],
+    labels: Sequence[corpus.Label] | None,
+    parse: Parse,
+    peers: dict[str, Callable[[bytes], bool]],
+) -> dict[str, _Check]:
+    """Untimed: per layout, the reader against itself on the canonical line, each peer against
+    the label on every schema-visible record."""
+    checks: dict[str, _Check] = {}
+    for layout, lines in layout_lines.items():
+        same = checks[f"reader_{layout}_vs_canonical"] = _Check(
+            f"reader on the {layout} record == on the canonical one (verdict, code)"
+        )
+        by_peer = {
+            name: checks.setdefault(
+                f"{name}_{layout}_vs_label",
+                _Check(f"{name} verdict == label, schema-visible {layout} records"),
+            )
+            for name in peers
+        }
+        for index, (raw, original) in enumerate(zip(lines, canonical, strict=True)):
+            relaid, expected = parse(raw), parse(original)
+            got = (relaid.resumable, _code_text(relaid.code))
+            want = (expected.resumable, _code_text(expected.code))
+            same.add(got == want, line=index, layout=layout, reader=got, canonical=want)
+            label = labels[index] if labels is not None else None
+            if label is None or not label["schema_visible"]:
+                continue
+            for name, verdict in peers.items():
+                by_peer[name].add(verdict(raw) == label["valid"], line=index, layout=layout)
+    return checks
+
+
+def _describe(name: str) -> str:
+    if name in DESCRIPTIONS:
+        return DESCRIPTIONS[name]
+    peer, _, layout = name.rpartition("_")
+    return f"{PEER_DESCRIPTIONS[peer]}, {layout} layout"
+
+
+def _peers(
+    lines: list[bytes],
+    labels: Sequence[corpus.Label] | None,
+    parse: Parse,
+    *,
+    rs_is_valid: Callable[[Any], bool] | None,
+    layouts: Sequence[str],
+    seed: int,
+    say: Callable[[str], None],
+) -> tuple[_Plan, dict[str, _Check], dict[str, int]]:
+    """The reader and its peers on the same records in every layout (each layout's lines made
+    untimed): their plan entries, their agreement checks and each layout's bytes."""
+    peers = {PEER_MSGSPEC: _make_msgspec_loop()}
+    if orjson is not None and rs_is_valid is not None:
+        peers[PEER_ORJSON_RS] = _make_orjson_rs_loop(rs_is_valid)
+    layout_lines: dict[str, list[bytes]] = {}
+    for layout in layouts:
+        say(f"laying the records out: {layout}")
+        layout_lines[layout] = lines if layout == "canonical" else _relaid(lines, layout, seed)
+    say("peer verdict pass (untimed)")
+    verdicts = {name: verdict for name, (_loop, verdict) in peers.items()}
+    checks = _peer_pass(layout_lines, lines, labels, parse, verdicts)
+    reader_loop = _make_reader_loop(parse)
+    plan: _Plan = []
+    for layout, relaid in layout_lines.items():
+        plan.append((f"{PEER_READER}_{layout}", reader_loop, False, len(relaid), relaid))
+        plan.extend(
+            (f"{name}_{layout}", loop, False, len(relaid), relaid)
+            for name, (loop, _verdict) in peers.items()
+        )
+    return plan, checks, {layout: sum(map(len, relaid)) for layout, relaid in layout_lines.items()}
+
+
 def _method_row(name: str, records: int, size: int, times: list[float]) -> dict[str, Any]:
     median = statistics.median(times)
     return {
-        "method": DESCRIPTIONS[name],
+        "method": _describe(name),
         "records": records,
         "bytes": size,
         "pass_seconds": [round(t, 4) for t in times],
@@ -387,15 +574,16 @@ def _verdict_pass(
     return found
 
 
-_Plan = list[tuple[str, Callable[[Sequence[Any]], None], bool, int]]
+# (method, loop, whether it reads str, records, the lines it reads)
+_Plan = list[tuple[str, Callable[[Sequence[Any]], None], bool, int, Sequence[bytes]]]
 
 
-def _timed_passes(
-    lines: Sequence[bytes], plan: _Plan, passes: int, say: Callable[[str], None]
-) -> Rounds:
+def _timed_passes(plan: _Plan, passes: int, say: Callable[[str], None]) -> Rounds:
     """Seconds per pass per method; the methods' passes interleave, under a frozen gc."""
 
-    def trial(loop: Callable[[Sequence[Any]], None], wants_str: bool, n: int) -> Trial:
+    def trial(
+        loop: Callable[[Sequence[Any]], None], wants_str: bool, n: int, lines: Sequence[bytes]
+    ) -> Trial:
         def run() -> float:
             # Fresh str objects for every str pass: no cached UTF-8 carries over (untimed).
             items: Sequence[Any] = (
@@ -407,7 +595,7 @@ def _timed_passes(
 
         return run
 
-    trials = {name: trial(loop, wants_str, n) for name, loop, wants_str, n in plan}
+    trials = {name: trial(loop, wants_str, n, lines) for name, loop, wants_str, n, lines in plan}
     with frozen_gc():
         return run_rounds(trials, passes, progress=say)
 
@@ -415,7 +603,7 @@ def _timed_passes(
 def _ratio_spreads(rounds: Rounds, plan: _Plan) -> dict[str, dict[str, float | str] | None]:
     """Each headline ratio's min / median / max over the passes, each taken within one pass
     (per record, so a method timed on a sample compares fairly)."""
-    records = {name: n for name, _loop, _wants_str, n in plan}
+    records = {name: n for name, _loop, _wants_str, n, _lines in plan}
 
     def spread(slow: str, fast: str) -> dict[str, float | str] | None:
         if slow not in records or fast not in records or not records[slow]:
@@ -430,6 +618,27 @@ def _ratio_spreads(rounds: Rounds, plan: _Plan) -> dict[str, dict[str, float | s
         "reader_bytes_vs_json_loads_bytes": spread(JSON_LOADS_BYTES, READER_BYTES),
         "reader_bytes_vs_jsonschema": spread(JSONSCHEMA, READER_BYTES),
     }
+
+
+def _peer_ratios(rounds: Rounds, layouts: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Per layout and peer: the peer's time over the reader's, taken within each round."""
+    ratios: dict[str, dict[str, Any]] = {}
+    for layout in layouts:
+        reader = f"{PEER_READER}_{layout}"
+        for peer in (PEER_MSGSPEC, PEER_ORJSON_RS):
+            name = f"{peer}_{layout}"
+            if name in rounds.times and reader in rounds.times:
+                spread = rounds.ratio(name, reader)
+                ratios[f"reader_vs_{name}"] = {
+                    "layout": layout,
+                    "peer": peer,
+                    "numerator": name,
+                    "denominator": reader,
+                    **spread.to_json(),
+                    "goal": GOAL_VS_PEERS,
+                    "met": spread.median >= GOAL_VS_PEERS,
+                }
+    return ratios
 
 
 def _ratios(
@@ -481,14 +690,17 @@ def run_benchmark(
     passes: int = 5,
     jsonschema_sample: int = 10_000,
     use_jsonschema_rs: bool = True,
+    layouts: Sequence[str] = corpus.LAYOUTS,
+    layout_seed: int = 0,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Time every method over ``lines`` and compare verdicts; return the figures as a dict.
 
     The dict has ``machine``, ``corpus``, ``passes``, ``methods`` (one row per method timed),
     ``ratios`` (``reader_vs_json_loads``, ``reader_vs_jsonschema``, ``verdict_agreement``),
-    ``extra_ratios``, ``goals``, ``agreement`` (one entry per check), ``reader_codes``,
-    ``notes`` and ``ok`` (true when no check has a mismatch).
+    ``extra_ratios``, ``peer_ratios`` (per layout of ``layouts``, each peer against the
+    reader), ``goals``, ``agreement`` (one entry per check), ``reader_codes``, ``notes`` and
+    ``ok`` (true when no check has a mismatch).
     """
     say = progress or (lambda _message: None)
     if passes < 1:
@@ -535,20 +747,34 @@ def run_benchmark(
 
     reader_loop = _make_reader_loop(parse)
     plan: _Plan = [
-        (JSON_LOADS, _loop_json_loads, True, count),
-        (JSON_LOADS_BYTES, _loop_json_loads, False, count),
-        (READER_STR, reader_loop, True, count),
-        (READER_BYTES, reader_loop, False, count),
-        (JSONSCHEMA, _make_schema_loop(validator.is_valid), True, sample),
+        (JSON_LOADS, _loop_json_loads, True, count, lines),
+        (JSON_LOADS_BYTES, _loop_json_loads, False, count, lines),
+        (READER_STR, reader_loop, True, count, lines),
+        (READER_BYTES, reader_loop, False, count, lines),
+        (JSONSCHEMA, _make_schema_loop(validator.is_valid), True, sample, lines),
     ]
     if rs_is_valid is not None:
-        plan.append((JSONSCHEMA_RS, _make_schema_loop(rs_is_valid), True, count))
-    rounds = _timed_passes(lines, plan, passes, say)
+        plan.append((JSONSCHEMA_RS, _make_schema_loop(rs_is_valid), True, count, lines))
+
+    if orjson is None or rs_is_valid is None:
+        notes.append("orjson+jsonschema_rs peer: skipped (orjson or jsonschema_rs unavailable)")
+    peer_plan, peer_checks, layout_bytes = _peers(
+        lines, labels, parse, rs_is_valid=rs_is_valid, layouts=layouts, seed=layout_seed, say=say
+    )
+    plan.extend(peer_plan)
+    found.checks.update(peer_checks)
+
+    rounds = _timed_passes(plan, passes, say)
+
+    def size_of(name: str) -> int:
+        if name == JSONSCHEMA:
+            return sample_bytes
+        layout = name.rpartition("_")[2]
+        return layout_bytes[layout] if name not in DESCRIPTIONS else total_bytes
+
     methods = {
-        name: _method_row(
-            name, n, sample_bytes if name == JSONSCHEMA else total_bytes, list(rounds.times[name])
-        )
-        for name, _loop, _wants_str, n in plan
+        name: _method_row(name, n, size_of(name), list(rounds.times[name]))
+        for name, _loop, _wants_str, n, _lines in plan
     }
     ratios, extra_ratios, goals = _ratios(methods, found)
 
@@ -564,6 +790,7 @@ def run_benchmark(
             "bytes": total_bytes,
             "mean_bytes_per_record": total_bytes / count if count else 0.0,
             "jsonschema_sample": sample,
+            "layouts": {layout: {"bytes": size} for layout, size in layout_bytes.items()},
             "labels": dict(sorted(label_counts.items())) if label_counts is not None else None,
             "reader_resumable": found.resumable,
         },
@@ -572,6 +799,7 @@ def run_benchmark(
         "ratios": ratios,
         "ratio_spreads": _ratio_spreads(rounds, plan),
         "extra_ratios": extra_ratios,
+        "peer_ratios": _peer_ratios(rounds, layouts),
         "goals": goals,
         "agreement": {name: check.as_dict() for name, check in found.checks.items()},
         "reader_codes": {
@@ -642,6 +870,15 @@ def format_report(results: dict[str, Any]) -> str:
         f"load average (1/5/15 min) {load['load_average_start']} at start,"
         f" {load['load_average_end']} at end; {load['cpus']} CPUs usable"
     )
+    if results["peer_ratios"]:
+        out.append("the reader against its peers (a peer's time over the reader's, min / median /"
+                   f" max of the rounds; goal >= {GOAL_VS_PEERS}):")  # fmt: skip
+        for key, spread in results["peer_ratios"].items():
+            state = "met" if spread["met"] else "NOT met"
+            out.append(
+                f"  {key}: {spread['min']:.2f} / {spread['median']:.2f} / {spread['max']:.2f}"
+                f" ({state})"
+            )
     out.append("other ratios: " + ", ".join(
         f"{key} {_fmt_ratio(value)}" for key, value in results["extra_ratios"].items()
     ))  # fmt: skip
@@ -681,10 +918,18 @@ def main(argv: list[str] | None = None) -> int:
         "--jsonschema-sample", type=int, default=10_000, help="lines timed with jsonschema"
     )
     parser.add_argument("--no-jsonschema-rs", action="store_true", help="skip jsonschema_rs")
+    parser.add_argument(
+        "--layouts",
+        default=",".join(corpus.LAYOUTS),
+        help="layouts the peers are timed on, comma-separated, or 'none' (default: all)",
+    )
     parser.add_argument("--json", type=Path, dest="json_out", help="also write the figures here")
     args = parser.parse_args(argv)
     if args.passes < 1:
         parser.error("--passes must be >= 1")
+    layouts = [] if args.layouts == "none" else args.layouts.split(",")
+    if any(layout not in corpus.LAYOUTS for layout in layouts):
+        parser.error(f"--layouts: each of {', '.join(corpus.LAYOUTS)}, or none")
 
     def progress(message: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
@@ -704,6 +949,8 @@ def main(argv: list[str] | None = None) -> int:
         passes=args.passes,
         jsonschema_sample=args.jsonschema_sample,
         use_jsonschema_rs=not args.no_jsonschema_rs,
+        layouts=layouts,
+        layout_seed=args.seed,
         progress=progress,
     )
     results["corpus"]["source"] = (

@@ -14,11 +14,15 @@ each in a fresh child process so that peak memory is its own:
    no progress bar) with ``--jobs N``, for each N of ``--jobs``.
 
 For each it prints wall time (median of ``--passes``), throughput in MB/s (of the median pass,
-and of the best pass, the one a shared machine disturbed least) and files/s, CPU time, and peak
-resident memory (``ru_maxrss``) of the measuring process and of its worker processes, and the
-machine's load average before and after; then the headline ratios ``validate_vs_json_loads``
-(throughput of one-core validation over json.loads; goal >= 1.0) and ``jobs_scaling``
-(throughput with the largest N over one job; goal close to N). The corpus is deleted
+and of the best pass, the one a shared machine disturbed least) and files/s, the CPU time of the
+measured work (user and system, the process's and its workers'; interpreter start-up and
+imports excluded), and peak resident memory (``ru_maxrss``) of the measuring process and of its
+worker processes, and the machine's load average before and after; then the headline ratios,
+each the median and range of the ratios taken within one round: ``validate_vs_json_loads``
+(wall-time throughput of one-core validation over json.loads; goal >= 1.0),
+``validate_vs_json_loads_cpu`` (the same in CPU time: per core, what other processes on a shared
+machine take from the wall time does not count) and ``jobs_scaling`` (wall-time throughput with
+the largest N over one job; goal close to N). The corpus is deleted
 afterwards unless ``--keep`` (or ``--dir``, which is kept). ``--json OUT`` writes every figure.
 
 The corpus, from one ``random.Random(seed)``: session directories (0700) each with
@@ -26,9 +30,11 @@ The corpus, from one ``random.Random(seed)``: session directories (0700) each wi
 ``compacted_<n>.json`` (0600), history files of about 1-5 MB: user turns, assistant messages
 with 1-3 replay envelopes made by ``canonicalize_completed_reasoning_output_item`` from
 completed output items (ciphertext and summaries shaped as ``tools/corpus.py`` makes them),
-the display channel, tool calls and results, and cache-state records. About 1 block in 60 is
-a legacy record, a raw SDK snapshot or a broken envelope, 1 file in 40 is left 0644, and 1 file
-in 100 is not JSON, so that every path of the validator is exercised.
+the display channel (the items' display text, SPEC ST3, as fast-agent writes it from their
+summaries), tool calls and results, and cache-state records. About 1 block in 60 is a legacy
+record, a raw SDK snapshot or a broken envelope, 1 display channel in 100 disagrees with its
+items, 1 file in 40 is left 0644, and 1 file in 100 is not JSON, so that every path of the
+validator is exercised.
 """
 
 from __future__ import annotations
@@ -54,8 +60,12 @@ sys.path.insert(0, str(TOOLS_DIR))
 
 import corpus  # noqa: E402  (tools/corpus.py: text and ciphertext shapes)
 from benchharness import Rounds, Trial, format_rounds, run_rounds  # noqa: E402
-from reasoning_replay import canonicalize_completed_reasoning_output_item  # noqa: E402
+from reasoning_replay import (  # noqa: E402
+    ReasoningReplayItem,
+    canonicalize_completed_reasoning_output_item,
+)
 from reasoning_replay.atomic_files import replace_file  # noqa: E402
+from reasoning_replay.record.display import display_text  # noqa: E402
 
 DEFAULT_SEED: Final = 20261129
 REPLAY_CHANNEL: Final = "openai-reasoning-encrypted"
@@ -77,38 +87,47 @@ class HistoryGenerator:
     def text_block(self, bounds: tuple[int, int]) -> dict[str, Any]:
         return {"type": "text", "text": self.gen.text(bounds, False)}
 
-    def envelope_text(self) -> str:
+    def envelope_text(self) -> tuple[str, ReasoningReplayItem | None]:
+        """A replay block's text, and the item it holds when it is resumable."""
         rng = self.rng
         item = self.gen.item(rng.randrange(20) == 0)
         output_item = {**item, "status": "completed", "content": item.get("content")}
         captured = canonicalize_completed_reasoning_output_item(
             output_item, source="response.output_item.done"
         )
-        assert captured.envelope_text is not None
+        assert captured.envelope_text is not None and captured.item is not None
         roll = rng.random()
         if roll < 0.006:
-            return json.dumps(
-                {
-                    "type": "reasoning",
-                    "encrypted_content": item["encrypted_content"],
-                    "id": item["id"],
-                }
-            )
+            legacy = {
+                "type": "reasoning",
+                "encrypted_content": item["encrypted_content"],
+                "id": item["id"],
+            }
+            return json.dumps(legacy), None
         if roll < 0.012:
-            return json.dumps({**item, "status": None, "content": None})
+            return json.dumps({**item, "status": None, "content": None}), None
         if roll < 0.017:
-            return captured.envelope_text.replace('"version":1', '"version":2', 1)
-        return captured.envelope_text
+            return captured.envelope_text.replace('"version":1', '"version":2', 1), None
+        return captured.envelope_text, captured.item
+
+    def display_blocks(self, items: list[ReasoningReplayItem | None]) -> list[dict[str, Any]]:
+        """The display channel: a text block per item with its display text (SPEC ST3), or
+        other text."""
+        texts = [display_text(item) for item in items if item is not None]
+        shown = [{"type": "text", "text": text} for text in texts if text is not None]
+        if not shown or self.rng.random() < 0.01:
+            return [self.text_block((100, 800))]
+        return shown
 
     def assistant(self) -> dict[str, Any]:
         rng = self.rng
-        blocks = [self.envelope_text() for _ in range(rng.choice((1, 1, 1, 2, 2, 3)))]
+        read = [self.envelope_text() for _ in range(rng.choice((1, 1, 1, 2, 2, 3)))]
         message: dict[str, Any] = {
             "role": "assistant",
             "content": [self.text_block((200, 3000))],
             "channels": {
-                REPLAY_CHANNEL: [{"type": "text", "text": b} for b in blocks],
-                "reasoning": [self.text_block((100, 800))],
+                REPLAY_CHANNEL: [{"type": "text", "text": text} for text, _ in read],
+                "reasoning": self.display_blocks([item for _, item in read]),
                 CACHE_CHANNEL: [
                     {
                         "type": "text",
@@ -196,11 +215,17 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
 
 
-def _rusage() -> dict[str, float]:
+def _cpu_seconds() -> float:
+    """User and system time of this process and of its reaped children (the pool's workers)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _rusage(cpu_start: float) -> dict[str, float]:
     children = resource.getrusage(resource.RUSAGE_CHILDREN)  # the pool's workers, if any
     return {
-        "cpu_s": own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
+        "cpu_s": _cpu_seconds() - cpu_start,
         "maxrss_self_mb": _peak_rss_mb(),
         "maxrss_workers_mb": children.ru_maxrss / 1024,
     }
@@ -208,11 +233,12 @@ def _rusage() -> dict[str, float]:
 
 def measure_json_loads(root: Path) -> dict[str, float]:
     paths = history_paths(root)
+    cpu_start = _cpu_seconds()
     start = time.perf_counter()
     for path in paths:
         with contextlib.suppress(ValueError):  # the few broken files cost their parse too
             json.loads(path.read_bytes())
-    return {"wall_s": time.perf_counter() - start, **_rusage()}
+    return {"wall_s": time.perf_counter() - start, **_rusage(cpu_start)}
 
 
 def measure_validate(root: Path, jobs: int) -> dict[str, float]:
@@ -222,12 +248,13 @@ def measure_validate(root: Path, jobs: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-validate-report-") as scratch:
         report = Path(scratch) / "report.json"
         argv = ["validate", str(root), "--format", "json", "--output", str(report)]
+        cpu_start = _cpu_seconds()
         start = time.perf_counter()
         status = main([*argv, "--no-progress", "--jobs", str(jobs)])
         wall = time.perf_counter() - start
         if not report.is_file() or report.stat().st_size == 0:  # a refused run is no figure
             raise SystemExit(f"validate wrote no report (exit status {status})")
-    return {"wall_s": wall, "exit_status": status, **_rusage()}
+    return {"wall_s": wall, "exit_status": status, **_rusage(cpu_start)}
 
 
 def run_child(method: str, root: Path, jobs: int) -> dict[str, float]:
@@ -268,7 +295,8 @@ def summarize(name: str, runs: Sequence[dict[str, float]], files: int, size: int
         "mb_per_s": round(size / 1e6 / wall, 1),
         "best_mb_per_s": round(size / 1e6 / best, 1),
         "files_per_s": round(files / wall, 1),
-        "cpu_s": round(statistics.median(r["cpu_s"] for r in runs), 2),
+        "cpu_s": round(statistics.median(r["cpu_s"] for r in runs), 3),
+        "cpu_passes": [round(r["cpu_s"], 3) for r in runs],
         "maxrss_self_mb": round(max(r["maxrss_self_mb"] for r in runs), 1),
         "maxrss_workers_mb": round(max(r["maxrss_workers_mb"] for r in runs), 1),
     }
@@ -300,6 +328,79 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def report(
+    args: argparse.Namespace,
+    argv: Sequence[str],
+    corpus_size: tuple[int, int, int],
+    methods: Sequence[tuple[str, int]],
+    measured: tuple[dict[str, list[dict[str, float]]], Rounds],
+) -> None:
+    """Print the figures of every method, and the ratios in wall and CPU time; ``--json`` too."""
+    files, size, largest = corpus_size
+    runs, rounds = measured
+    statuses = {int(r["exit_status"]) for n, rs in runs.items() if n != "json_loads" for r in rs}
+    rows = [summarize(name, runs[name], files, size) for name, _ in methods]
+    names = {r["method"] for r in rows}
+    one = "validate_jobs1" in names
+    most_name = f"validate_jobs{max(args.jobs)}"
+    # Each ratio's median and range over the rounds, each taken within one round.
+    ratio_pairs = {"validate_vs_json_loads": ("json_loads", "validate_jobs1")} if one else {}
+    if one and most_name != "validate_jobs1":
+        ratio_pairs["jobs_scaling"] = ("validate_jobs1", most_name)
+    # The same rounds in CPU time: each method's measured work, without start-up.
+    cpu_rounds = Rounds(
+        {name: tuple(r["cpu_s"] for r in runs[name]) for name, _ in methods}, rounds.machine
+    )
+    cpu_pairs = {"validate_vs_json_loads_cpu": ("json_loads", "validate_jobs1")} if one else {}
+    medians = {name: round(rounds.ratio(a, b).median, 2) for name, (a, b) in ratio_pairs.items()}
+    medians.update(
+        {name: round(cpu_rounds.ratio(a, b).median, 2) for name, (a, b) in cpu_pairs.items()}
+    )
+    ratios: dict[str, float | int | None] = {
+        name: medians.get(name)
+        for name in ("validate_vs_json_loads", "jobs_scaling", "validate_vs_json_loads_cpu")
+    }
+    ratios["jobs"] = max(args.jobs)
+    for line in _iter_lines(rows):
+        print(line)
+    print("wall time:")
+    for line in format_rounds(rounds, ratio_pairs, unit="s"):
+        print(line)
+    print("CPU time of the measured work:")
+    for line in format_rounds(cpu_rounds, cpu_pairs, unit="s"):
+        print(line)
+    print(
+        f"validate (1 job) vs json.loads: {ratios['validate_vs_json_loads']}x wall, "
+        f"{ratios['validate_vs_json_loads_cpu']}x CPU (goal >= 1.0); "
+        f"{ratios['jobs']} jobs vs 1: {ratios['jobs_scaling']}x (medians of the rounds); "
+        f"validator exit statuses {sorted(statuses)}"
+    )
+    if args.json is not None:
+        load_before, load_after = rounds.machine.load_start, rounds.machine.load_end
+        document = {
+            "corpus": {
+                "files": files,
+                "bytes": size,
+                "largest_file_bytes": largest,
+                "seed": args.seed,
+            },
+            "machine": {
+                "python": platform.python_version(),
+                "platform": platform.platform(),
+                "cpus": os.cpu_count(),
+                "load_average_before": [round(x, 2) for x in load_before],
+                "load_average_after": [round(x, 2) for x in load_after],
+            },
+            "methods": rows,
+            "ratios": ratios,
+            "tool": "tools/bench_validate.py",
+            "argv": list(argv),
+            "harness": rounds.to_json(ratio_pairs),
+            "cpu_harness": cpu_rounds.to_json(cpu_pairs),
+        }
+        replace_file(args.json, (json.dumps(document, indent=2) + "\n").encode("utf-8"))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.child:
@@ -323,66 +424,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         generated_s = time.perf_counter() - start
         paths = history_paths(root)
         size = sum(p.stat().st_size for p in paths)
-        files = len(paths)
         for path in paths:  # warm the page cache: every method then reads from memory
             path.read_bytes()
         print(
-            f"corpus: {files} history files, {size / 1e6:.0f} MB in {root} "
+            f"corpus: {len(paths)} history files, {size / 1e6:.0f} MB in {root} "
             f"({generated_s:.0f} s to make)",
             file=sys.stderr,
         )
-
         methods = [("json_loads", 1)] + [(f"validate_jobs{j}", j) for j in args.jobs]
-        runs, rounds = measure_methods(root, methods, args.passes)
-        load_before, load_after = rounds.machine.load_start, rounds.machine.load_end
-        statuses = {
-            int(r["exit_status"]) for n, rs in runs.items() if n != "json_loads" for r in rs
-        }
-        rows = [summarize(name, runs[name], files, size) for name, _ in methods]
-        by_name = {r["method"]: r for r in rows}
-        one = by_name.get("validate_jobs1")
-        most_name = f"validate_jobs{max(args.jobs)}"
-        most = by_name[most_name]
-        # Each ratio's median and range over the rounds, each taken within one round.
-        ratio_pairs = {"validate_vs_json_loads": ("json_loads", "validate_jobs1")} if one else {}
-        if one is not None and most is not one:
-            ratio_pairs["jobs_scaling"] = ("validate_jobs1", most_name)
-        spreads = {name: rounds.ratio(a, b) for name, (a, b) in ratio_pairs.items()}
-        ratios = {
-            "validate_vs_json_loads": (
-                round(spreads["validate_vs_json_loads"].median, 2) if one else None
-            ),
-            "jobs_scaling": (
-                round(spreads["jobs_scaling"].median, 2) if "jobs_scaling" in spreads else None
-            ),
-            "jobs": max(args.jobs),
-        }
-        for line in _iter_lines(rows):
-            print(line)
-        for line in format_rounds(rounds, ratio_pairs, unit="s"):
-            print(line)
-        print(
-            f"validate (1 job) vs json.loads: {ratios['validate_vs_json_loads']}x (goal >= 1.0); "
-            f"{ratios['jobs']} jobs vs 1: {ratios['jobs_scaling']}x (medians of the rounds); "
-            f"validator exit statuses {sorted(statuses)}"
-        )
-        if args.json is not None:
-            document = {
-                "corpus": {"files": files, "bytes": size, "seed": args.seed},
-                "machine": {
-                    "python": platform.python_version(),
-                    "platform": platform.platform(),
-                    "cpus": os.cpu_count(),
-                    "load_average_before": [round(x, 2) for x in load_before],
-                    "load_average_after": [round(x, 2) for x in load_after],
-                },
-                "methods": rows,
-                "ratios": ratios,
-                "tool": "tools/bench_validate.py",
-                "argv": list(argv) if argv is not None else sys.argv[1:],
-                "harness": rounds.to_json(ratio_pairs),
-            }
-            replace_file(args.json, (json.dumps(document, indent=2) + "\n").encode("utf-8"))
+        measured = measure_methods(root, methods, args.passes)
+        shown_argv = list(argv) if argv is not None else sys.argv[1:]
+        largest = max((p.stat().st_size for p in paths), default=0)
+        report(args, shown_argv, (len(paths), size, largest), methods, measured)
     finally:
         if temporary and not args.keep:
             shutil.rmtree(root, ignore_errors=True)

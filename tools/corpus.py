@@ -276,6 +276,49 @@ class _Generator:
         return text.replace(first, repeated, 1)
 
 
+# --- the same records as other writers lay them out ----------------------------------------------
+
+LAYOUTS: Final[tuple[str, ...]] = ("canonical", "reordered", "spaced")
+"""How :func:`relayout` writes a record: ``canonical`` as generated (SPEC C3); ``reordered``
+compact, every object's members in a seeded random order (what a writer that builds objects in
+its own order produces); ``spaced`` in the generated order as ``json.dumps`` writes by default
+(``", "`` and ``": "`` separators, every non-ASCII character as a ``\\u`` escape)."""
+
+
+def _shuffled(value: Any, rng: random.Random) -> Any:
+    if isinstance(value, dict):
+        members = [(name, _shuffled(member, rng)) for name, member in value.items()]
+        rng.shuffle(members)
+        return dict(members)
+    if isinstance(value, list):
+        return [_shuffled(element, rng) for element in value]
+    return value
+
+
+def relayout(line: str, layout: str, rng: random.Random) -> str:
+    """``line`` with the same JSON value written in ``layout`` (:data:`LAYOUTS`).
+
+    A line with a duplicate member is returned as it is (rewriting it would drop the duplicate),
+    so every line keeps its label and the code SPEC E6 gives it, which depends on the value only.
+    """
+    if layout == "canonical":
+        return line
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown layout {layout!r}")
+    pairs: list[list[tuple[str, Any]]] = []
+
+    def keep(members: list[tuple[str, Any]]) -> dict[str, Any]:
+        pairs.append(members)
+        return dict(members)
+
+    value = json.loads(line, object_pairs_hook=keep)
+    if any(len(dict(members)) != len(members) for members in pairs):
+        return line
+    if layout == "reordered":
+        return _dump(_shuffled(value, rng))
+    return json.dumps(value)
+
+
 def invalid_plan(count: int, invalid_fraction: float, rng: random.Random) -> dict[int, str]:
     """Line index -> invalid kind: ``round(count * fraction)`` lines, kinds in equal shares."""
     if not 0.0 <= invalid_fraction <= 1.0:

@@ -26,7 +26,10 @@ the seed and *i*, and a run is reproducible; ``--seconds`` only says when to sto
 * **history**: generated histories (SPEC H1), with a canary ciphertext in each of the text
   forms of issue 12 (a JSON array, a duplicate member, nesting over 32, a lone-surrogate escape,
   trailing data, a byte-order mark, JSON inside a JSON string, an envelope in a message's
-  ``content``, and plain forms), and their texts mutated. ``validate`` (on the characters and the
+  ``content``, and plain forms), and their texts mutated. The C reading of history files
+  (``_history``) must give, wherever it reads a file (as characters and as bytes), the messages
+  Python's json gives (``history_files.read_message_channels_exhaustively``), the replay texts it
+  keeps as bytes being the same texts. ``validate`` (on the characters and the
   bytes), ``scan``, and ``export`` in both modes run in-process: none may raise; a resumable
   export is the history as stored (SPEC H6); a redacted export holds no canary, in any escape, and
   nothing ``scan`` flags (SPEC H6, H8); ``scan`` flags the history itself. The JavaScript
@@ -67,11 +70,13 @@ from typing import IO, Any, Final
 from leak_corpus import corpus
 from reasoning_replay.atomic_files import replace_file
 from reasoning_replay.diagnostics import Code
+from reasoning_replay.history import history_files
 from reasoning_replay.history.export import ExportMode, export_history
 from reasoning_replay.history.history_files import (
     HistoryFileProblem,
     parse_json_file,
     parse_json_file_exhaustively,
+    read_message_channels_exhaustively,
 )
 from reasoning_replay.history.scan import scan_text
 from reasoning_replay.history.validation import validate_history
@@ -117,17 +122,22 @@ def reject_verdict(code: Code | str) -> Verdict:
 
 
 def _read_with(canonical: bool, strict: bool) -> Callable[[str | bytes], Verdict]:
-    """The fast reader with the C accelerators of the canonical path and the strict parser on or
-    off (both off: msgspec and Python)."""
+    """The fast reader with the C accelerators of the canonical path and of ``_strict`` (the
+    strict parser, the envelope in any layout) on or off (both off: msgspec and Python)."""
 
     def read(text: str | bytes) -> Verdict:
-        saved = canonical_path._accelerator, general._accelerator
+        saved = canonical_path._accelerator, general._accelerator, general._envelope_accelerator
         canonical_path._accelerator = saved[0] if canonical else None
         general._accelerator = saved[1] if strict else None
+        general._envelope_accelerator = saved[2] if strict else None
         try:
             result = general.read(text)
         finally:
-            canonical_path._accelerator, general._accelerator = saved
+            (
+                canonical_path._accelerator,
+                general._accelerator,
+                general._envelope_accelerator,
+            ) = saved
         if result.item is not None:
             return item_verdict(result.item)
         assert result.code is not None
@@ -213,6 +223,15 @@ def accelerator_differences(text: str | bytes) -> dict[str, str]:
         got = None if fields is None else ReasoningReplayItem(*fields)
         if got != expected:
             problems["_canonical differs from read_canonical"] = f"C {got!r}, Python {expected!r}"
+    read_envelope = general._envelope_accelerator
+    if read_envelope is not None and not jsontext.text_length_exceeds_limit(text):
+        fields = read_envelope(text)
+        got = None if fields is None else ReasoningReplayItem(*fields)
+        expected = read_block(text).item
+        if got != expected:
+            problems["read_envelope differs from the statement"] = (
+                f"C {got!r:.200}, statement {expected!r:.200}"
+            )
     strict = general._accelerator
     if strict is not None and not jsontext.text_length_exceeds_limit(text):
         decided = strict(text)
@@ -229,6 +248,49 @@ def accelerator_differences(text: str | bytes) -> dict[str, str]:
             elif code is not None or _typed(value) != _typed(statement):
                 problems["_strict gives another value"] = (
                     f"C {code} {value!r:.200}, Python {statement!r:.200}"
+                )
+    return problems
+
+
+def _typed_messages(messages: Sequence[Any]) -> list[object]:
+    """A history reading's messages, every value typed (:func:`_typed`), replay texts kept as
+    bytes read as the characters they encode."""
+    typed: list[object] = []
+    for role, channels, provider in messages:
+        named = dict(channels)
+        if REPLAY_CHANNEL in named:
+            named[REPLAY_CHANNEL] = [
+                {k: v.decode("utf-8") if isinstance(v, bytes) else v for k, v in block.items()}
+                if isinstance(block, dict)
+                else block
+                for block in named[REPLAY_CHANNEL]
+            ]
+        typed.append((role, _typed(named), provider))
+    return typed
+
+
+def history_reading_differences(text: str) -> dict[str, str]:
+    """Where the C reading of a history file and Python's json disagree on ``text``, as
+    characters and as bytes: a signature and a message for each (empty: nowhere)."""
+    problems: dict[str, str] = {}
+    read = history_files._accelerator
+    if read is None:
+        return problems
+    forms: list[str | bytes] = [text]
+    with contextlib.suppress(UnicodeEncodeError):
+        forms.append(text.encode("utf-8"))
+    for form in forms:
+        kind = "str" if isinstance(form, str) else "bytes"
+        expected = read_message_channels_exhaustively(form)
+        for stored_texts in (None, REPLAY_CHANNEL):
+            got = read(form, history_files._NO_CHANNELS, stored_texts)
+            if got is None:
+                continue  # left to the other readings, which decide every file
+            if isinstance(expected, HistoryFileProblem):
+                problems[f"_history reads a file json finds broken ({kind})"] = repr(expected)
+            elif _typed_messages(got) != _typed_messages(expected):
+                problems[f"_history reads otherwise than json ({kind})"] = (
+                    f"C {got!r:.200}, json {expected!r:.200}"
                 )
     return problems
 
@@ -619,6 +681,8 @@ def random_history(rng: random.Random) -> tuple[dict[str, Any], str | None, str]
             if rng.random() < 0.3:
                 channels["fast-agent-tool-data"] = [_text_block(json.dumps({"n": 1, "f": 1.5}))]
             message["channels"] = channels
+        if rng.random() < 0.2:  # SPEC P4: the provider a message records, or not quite
+            message["provider"] = rng.choice(["openai", "xai", "", None, 5])
         if rng.random() < 0.1:
             deep: Any = {"api_key": "sk-hidden"}
             for _ in range(rng.choice([40, 200, 500])):
@@ -796,6 +860,8 @@ def history_failures(
             failures[f"raises: {check}: {_exception_signature(error)}"] = repr(error)
             return None
 
+    differences = attempt("history reading", lambda: history_reading_differences(data))
+    failures.update(differences or {})
     reports = [attempt("validate", lambda: targets.validate(data).to_json())]
     with contextlib.suppress(UnicodeEncodeError):
         encoded = data.encode("utf-8")

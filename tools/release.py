@@ -269,6 +269,7 @@ def build_python(out: Path, scratch: Path) -> list[Artifact]:
             if module_suffix is None
             else [
                 f"reasoning_replay/_canonical{module_suffix}",
+                f"reasoning_replay/_history{module_suffix}",
                 f"reasoning_replay/_strict{module_suffix}",
             ]
         )
@@ -450,11 +451,13 @@ def scratch_venv(
     return venv
 
 
-# Run by the scratch virtualenv's Python: which accelerators the installed reader uses.
+# Run by the scratch virtualenv's Python: which accelerators the installed reader and history
+# reading use.
 ACCELERATOR_CHECK: Final = """
 import sys
+from reasoning_replay.history import history_files
 from reasoning_replay.record import reader
-names = [f"reasoning_replay.{m}" for m in ("_canonical", "_strict")]
+names = [f"reasoning_replay.{m}" for m in ("_canonical", "_strict", "_history")]
 files = [sys.modules[n].__file__.rsplit("/", 1)[1] for n in names if n in sys.modules]
 print(reader.ACCELERATED, reader.parse_strict_is_accelerated(), *files)
 """
@@ -471,7 +474,7 @@ def check_wheel(venv: Path, table: Versions, scratch: Path, *, module_suffix: st
     expected = (
         "False False"
         if module_suffix is None
-        else f"True True _canonical{module_suffix} _strict{module_suffix}"
+        else f"True True _canonical{module_suffix} _strict{module_suffix} _history{module_suffix}"
     )
     if used.strip() != expected:
         raise ReleaseError(

@@ -5,20 +5,22 @@ python tools/sanitize.py [--seconds 60] [--iterations N] [--seed 20261201] [--co
     [--build-dir DIR] [--no-leaks]
 ```
 
-1. Compiles ``reasoning_replay._canonical`` and ``._strict`` from ``reference_impl/`` with
-   ``-fsanitize=address,undefined -fno-sanitize-recover=all`` into a scratch directory (or
-   ``--build-dir``); the installed modules are not touched.
+1. Compiles ``reasoning_replay._canonical``, ``._strict`` and ``._history`` from
+   ``reference_impl/`` with ``-fsanitize=address,undefined -fno-sanitize-recover=all`` into a
+   scratch directory (or ``--build-dir``); the installed modules are not touched.
 2. Starts a child Python with ``libasan`` preloaded (an uninstrumented interpreter needs the
    runtime first) and ``PYTHONMALLOC=malloc`` (so that ASan sees every Python object's memory
    too), loads those builds under their own names and puts them in the reader's place
-   (``record._fast.canonical._accelerator``, ``record._fast.general._accelerator``).
+   (``record._fast.canonical._accelerator``, ``record._fast.general._accelerator`` and
+   ``._envelope_accelerator``, ``history.history_files._accelerator`` and ``._strict_parse``).
 3. Reads every ``read`` vector and ``--corpus`` file, as characters and as bytes, then runs
    ``tools/fuzz.py`` in-process (every kind of input, without the JavaScript adapter) for the
    budget, which compares the sanitized builds with the Python statement on every input.
 
 It prints the executions and the sanitizer errors (0, or each report) and exits 1 on any error,
-or on any reader or capture finding of the fuzzer (an instrumented build must read alike).
-History findings are left to ``tools/fuzz.py``. LeakSanitizer runs at the child's exit and every
+or on any reader or capture finding of the fuzzer, or any finding of the C readings of history
+files (an instrumented build must read alike). The other history findings are left to
+``tools/fuzz.py``. LeakSanitizer runs at the child's exit and every
 leak it reports is an error (the ones whose allocation stack passes through the accelerators'
 sources are marked); ``--no-leaks`` turns it off, for an interpreter that leaks at exit itself.
 The child checks that the ASan runtime is mapped and that the modules it reads with are the
@@ -45,7 +47,7 @@ from typing import Any, Final
 
 REPO: Final = Path(__file__).resolve().parents[1]
 SOURCE: Final = REPO / "reference_impl" / "reasoning_replay"
-MODULES: Final = ("_canonical", "_strict")
+MODULES: Final = ("_canonical", "_strict", "_history")
 SANITIZE_FLAGS: Final = (
     "-fsanitize=address,undefined",
     "-fno-sanitize-recover=all",
@@ -54,7 +56,10 @@ SANITIZE_FLAGS: Final = (
     "-O1",
 )
 ERROR_LINE: Final = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:")
-OUR_SOURCES: Final = re.compile(r"_canonical\.c|_strict\.c|_json_strings\.h")
+OUR_SOURCES: Final = re.compile(
+    r"_canonical\.c|_strict\.c|_history\.c|_json_strings\.h|_json_values\.h|_envelope_literals\.h"
+)
+HEADERS: Final = ("_json_strings.h", "_json_values.h", "_envelope_literals.h")
 RESULT_PREFIX: Final = "sanitize-result: "
 
 
@@ -68,7 +73,7 @@ def build(build_dir: Path) -> list[Path]:
         setuptools.Extension(
             f"reasoning_replay.{name}",
             sources=[str(SOURCE / f"{name}.c")],
-            depends=[str(SOURCE / "_json_strings.h")],
+            depends=[str(SOURCE / header) for header in HEADERS],
             extra_compile_args=list(SANITIZE_FLAGS),
             extra_link_args=["-fsanitize=address,undefined"],
         )
@@ -110,14 +115,20 @@ def _load(path: Path, name: str) -> Any:
 def child(args: argparse.Namespace) -> int:
     sys.path.insert(0, str(REPO / "tools"))
     import fuzz  # noqa: PLC0415 - tools/ is on the path only now
+    from reasoning_replay.history import history_files  # noqa: PLC0415
     from reasoning_replay.record._fast import canonical as canonical_path  # noqa: PLC0415
     from reasoning_replay.record._fast import general  # noqa: PLC0415
 
     paths = [Path(p) for p in args.child]
-    canonical, strict = (_load(path, name) for path, name in zip(paths, MODULES, strict=True))
+    canonical, strict, history = (
+        _load(path, name) for path, name in zip(paths, MODULES, strict=True)
+    )
     assert canonical.__file__ != getattr(canonical_path, "__file__", None)
     canonical_path._accelerator = canonical.read_canonical
     general._accelerator = strict.parse
+    general._envelope_accelerator = strict.read_envelope
+    history_files._accelerator = history.read_history
+    history_files._strict_parse = strict.parse
 
     started = time.monotonic()
     targets = fuzz.Targets()
@@ -135,14 +146,27 @@ def child(args: argparse.Namespace) -> int:
     fuzzer = fuzz.Fuzzer(config, targets)
     fuzzer.run()
     report = fuzzer.report(time.monotonic() - started)
-    reader_findings = [f for f in report["findings"] if f["check"] in ("read", "capture")]
+    # Reader and capture findings, and the history ones of the C readings of history files
+    # (_history's, and _strict's parse of a whole file): the rest of the history findings are the
+    # tools', left to tools/fuzz.py.
+    reader_findings = [
+        f
+        for f in report["findings"]
+        if f["check"] in ("read", "capture")
+        or "_history" in f["signature"]
+        or "the C reading" in f["signature"]
+    ]
     maps = Path("/proc/self/maps").read_text()
     sanitized = "libasan" in maps and all(
         canonical_path._accelerator is canonical.read_canonical and str(path) in maps
         for path in paths
     )
     result = {
-        "sanitized": sanitized and general._accelerator is strict.parse,
+        "sanitized": sanitized
+        and general._accelerator is strict.parse
+        and general._envelope_accelerator is strict.read_envelope
+        and history_files._accelerator is history.read_history
+        and history_files._strict_parse is strict.parse,
         "seed_texts": len(seeds),
         "seed_findings": seed_findings,
         "executions": report["executions"] + len(seeds),
@@ -182,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path)
     parser.add_argument("--build-dir", type=Path, help="build here and keep it (default: temp)")
     parser.add_argument("--no-leaks", action="store_true", help="no LeakSanitizer")
-    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=len(MODULES), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         return child(args)

@@ -147,6 +147,7 @@ def statement_paths(p: Patcher) -> None:
     p.set(canonical_path, "_accelerator", None)
     p.set(general, "_accelerator", None)
     p.set(history_files, "_accelerator", None)
+    p.set(history_files, "_strict_parse", None)
     p.everywhere(reader.parse_reasoning_replay_envelope, _statement_reader)
 
 

@@ -23,7 +23,7 @@
  * sends the text the general way (both are legal, and neither occurs in real ciphertexts).
  */
 
-#include "_json_strings.h"
+#include "_envelope_literals.h"
 
 /* The fixed pieces of the layout (SPEC §4 C3); each literal's opening quote ends its head. */
 static const char HEAD[] =
@@ -38,57 +38,8 @@ static const char TAIL[] = "}}";
 
 /* --- following the layout ------------------------------------------------------------ */
 
-/*
- * The text is read in two passes. The first follows the layout and checks every literal,
- * noting where each is; only a text that passes it all gets its strings made, by the second.
- * Texts that depart from the layout late (an unknown member after the ciphertext, an empty
- * content) thus cost one scan, and no allocation.
- */
+/* The text is read in two passes, as _envelope_literals.h describes. */
 
-/* The literals of a text in order: id, summary texts, ciphertext, content texts. */
-typedef struct {
-    Literal *items;
-    Py_ssize_t count, capacity;
-    Literal inline_items[12]; /* enough for most texts: more go to the heap */
-} Literals;
-
-static void
-literals_init(Literals *found)
-{
-    found->items = found->inline_items;
-    found->count = 0;
-    found->capacity = (Py_ssize_t)(sizeof(found->inline_items) / sizeof(Literal));
-}
-
-static void
-literals_free(Literals *found)
-{
-    if (found->items != found->inline_items) {
-        PyMem_Free(found->items);
-    }
-}
-
-/* A new slot at the end, or NULL with MemoryError set. */
-static Literal *
-literals_push(Literals *found)
-{
-    if (found->count == found->capacity) {
-        Py_ssize_t capacity = found->capacity * 2;
-        Literal *items = PyMem_Malloc((size_t)capacity * sizeof(Literal));
-        if (items == NULL) {
-            PyErr_NoMemory();
-            return NULL;
-        }
-        memcpy(items, found->items, (size_t)found->count * sizeof(Literal));
-        literals_free(found);
-        found->items = items;
-        found->capacity = capacity;
-    }
-    return &found->items[found->count++];
-}
-
-/* How a step of the first pass ended. */
-typedef enum { FAILED = -1, REFUSED = 0, FOUND = 1 } Step;
 
 /* What a literal may hold beyond the JSON string grammar. */
 enum { ANY_STRING = 0, CIPHERTEXT = 1 };
@@ -208,25 +159,6 @@ scan_envelope(const Text *t, Literals *found, Py_ssize_t *summary_count,
     return FOUND;
 }
 
-/* A tuple of the values of `count` literals from `first`. */
-static PyObject *
-make_tuple(const Text *t, const Literal *first, Py_ssize_t count)
-{
-    PyObject *tuple = PyTuple_New(count);
-    if (tuple == NULL) {
-        return NULL;
-    }
-    for (Py_ssize_t k = 0; k < count; k++) {
-        PyObject *value = string_value(t, &first[k]);
-        if (value == NULL) {
-            Py_DECREF(tuple);
-            return NULL;
-        }
-        TUPLE_SET_ITEM(tuple, k, value);
-    }
-    return tuple;
-}
-
 /*
  * (id, summary texts, ciphertext, content texts or None) of an envelope laid out as SPEC §4 C3
  * writes it; NULL with no exception set for any other text.
@@ -238,38 +170,12 @@ read_envelope(const Text *t)
     Py_ssize_t summary_count = 0, content_count = -1;
     PyObject *fields = NULL;
     literals_init(&found);
-    if (scan_envelope(t, &found, &summary_count, &content_count) != FOUND) {
-        literals_free(&found);
-        return NULL;
+    if (scan_envelope(t, &found, &summary_count, &content_count) == FOUND) {
+        /* In the layout's order: id, summary texts, ciphertext, content texts. */
+        const Literal *summary = found.items + 1, *ciphertext = summary + summary_count;
+        fields = item_fields(t, found.items, summary, summary_count, ciphertext, ciphertext + 1,
+                             content_count);
     }
-    const Literal *literal = found.items;
-    fields = PyTuple_New(4);
-    if (fields == NULL) {
-        goto done;
-    }
-    PyObject *value = string_value(t, literal++);
-    if (value == NULL) {
-        goto fail;
-    }
-    TUPLE_SET_ITEM(fields, 0, value);
-    if ((value = make_tuple(t, literal, summary_count)) == NULL) {
-        goto fail;
-    }
-    TUPLE_SET_ITEM(fields, 1, value);
-    literal += summary_count;
-    if ((value = string_value(t, literal++)) == NULL) {
-        goto fail;
-    }
-    TUPLE_SET_ITEM(fields, 2, value);
-    value = content_count < 0 ? Py_NewRef(Py_None) : make_tuple(t, literal, content_count);
-    if (value == NULL) {
-        goto fail;
-    }
-    TUPLE_SET_ITEM(fields, 3, value);
-    goto done;
-fail:
-    Py_CLEAR(fields); /* the items it does not hold yet are NULL, which it skips */
-done:
     literals_free(&found);
     return fields;
 }

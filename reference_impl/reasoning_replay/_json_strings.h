@@ -1,10 +1,11 @@
 /*
- * _json_strings.h: JSON string literals (RFC 8259 §7) read in C, for the reader's accelerators.
+ * _json_strings.h: JSON string literals (RFC 8259 §7) read in C, for the accelerators of the
+ * reader and of history files.
  *
- * Shared by _canonical.c and _strict.c, each of which includes it once (every function here is
- * static). A text is read as it is stored: a str's characters at one, two or four bytes each,
- * without transcoding, or a bytes object's bytes, whose literals are decoded as UTF-8 by
- * CPython's strict decoder. A literal is refused for what SPEC §3 E4 refuses in a string: a raw
+ * Shared by _canonical.c, _strict.c and _history.c, each of which includes it once (every
+ * function here is static). A text is read as it is stored: a str's characters at one, two or
+ * four bytes each, without transcoding, or a bytes object's bytes, whose literals are decoded as
+ * UTF-8 by CPython's strict decoder. A literal is refused for what SPEC §3 E4 refuses in a string: a raw
  * control character, a bad escape, a surrogate, raw or escaped alone (SPEC §3 E6 steps 2 and 4),
  * and, for bytes, invalid UTF-8.
  *
@@ -74,6 +75,21 @@ starts_with(const Text *t, Py_ssize_t i, const char *s, Py_ssize_t n)
 
 #define STARTS_WITH(t, i, piece) starts_with((t), (i), (piece), LENGTH(piece))
 
+/* RFC 8259 §2: the first index from `i` that is not insignificant whitespace (space, tab, line
+ * feed, carriage return), or the length. */
+static inline Py_ssize_t
+whitespace_end(const Text *t, Py_ssize_t i)
+{
+    while (i < t->length) {
+        Py_UCS4 c = char_at(t, i);
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            break;
+        }
+        i++;
+    }
+    return i;
+}
+
 /* --- scanning a literal ------------------------------------------------------------------- */
 
 /*
@@ -90,11 +106,29 @@ starts_with(const Text *t, Py_ssize_t i, const char *s, Py_ssize_t n)
  * tells the kind a string of them needs (see max_char).
  *
  * Most of a text is the long ciphertext, one plain run, so with SSE2 (every x86-64) runs are
- * tested 16 bytes at a time; the last characters, and other machines, go one at a time.
+ * tested 16 bytes at a time, and the block that ends one says where (the first bit of its mask):
+ * short runs, between the escapes of a text written with many, cost a block each too. The last
+ * characters, and other machines, go one at a time.
  */
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
 #define HAVE_SSE2 1
+
+/* The index of the lowest set bit of a mask that has one. */
+static inline int
+lowest_bit(unsigned mask)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctz(mask);
+#else
+    int k = 0;
+    while (!(mask & 1u)) {
+        mask >>= 1;
+        k++;
+    }
+    return k;
+#endif
+}
 #endif
 
 static Py_ssize_t
@@ -110,13 +144,20 @@ span_ucs1(const Py_UCS1 *s, Py_ssize_t i, Py_ssize_t n, Py_UCS4 *bits)
         __m128i stop = _mm_or_si128(_mm_cmpeq_epi8(c, quote), _mm_cmpeq_epi8(c, backslash));
         /* min(c, 0x1F) == c: c is a control character */
         stop = _mm_or_si128(stop, _mm_cmpeq_epi8(_mm_min_epu8(c, last_control), c));
-        if (_mm_movemask_epi8(stop)) {
+        unsigned found = (unsigned)_mm_movemask_epi8(stop);
+        if (found) {
+            int before = lowest_bit(found); /* the run's characters in this block */
+            if ((unsigned)_mm_movemask_epi8(c) & ((1u << before) - 1)) {
+                seen = 0x80;
+            }
+            i += before;
+            n = i; /* the run ends here: the loop below has nothing left to pass over */
             break;
         }
         block_seen = _mm_or_si128(block_seen, c);
     }
     if (_mm_movemask_epi8(block_seen)) { /* a byte from 0x80 up */
-        seen = 0x80;
+        seen |= 0x80;
     }
 #endif
     for (; i < n && !ENDS_RUN(s[i]); i++) {
@@ -143,7 +184,14 @@ span_ucs2(const Py_UCS2 *s, Py_ssize_t i, Py_ssize_t n, Py_UCS4 *bits)
         stop = _mm_or_si128(stop, _mm_cmpeq_epi16(_mm_subs_epu16(c, last_control), zero));
         stop = _mm_or_si128(stop,
                             _mm_cmpeq_epi16(_mm_and_si128(c, surrogate_bits), surrogate));
-        if (_mm_movemask_epi8(stop)) {
+        unsigned found = (unsigned)_mm_movemask_epi8(stop);
+        if (found) {
+            int before = lowest_bit(found) / 2; /* two mask bits a character */
+            for (int k = 0; k < before; k++) {
+                seen |= s[i + k];
+            }
+            i += before;
+            n = i; /* the run ends here */
             break;
         }
         block_seen = _mm_or_si128(block_seen, c);
@@ -151,7 +199,7 @@ span_ucs2(const Py_UCS2 *s, Py_ssize_t i, Py_ssize_t n, Py_UCS4 *bits)
     block_seen = _mm_or_si128(block_seen, _mm_srli_si128(block_seen, 8));
     block_seen = _mm_or_si128(block_seen, _mm_srli_si128(block_seen, 4));
     block_seen = _mm_or_si128(block_seen, _mm_srli_si128(block_seen, 2));
-    seen = (Py_UCS4)_mm_extract_epi16(block_seen, 0);
+    seen |= (Py_UCS4)_mm_extract_epi16(block_seen, 0);
 #endif
     for (; i < n && !ENDS_RUN(s[i]); i++) {
         seen |= s[i];
@@ -465,7 +513,7 @@ bytes_value(const Text *t, Py_ssize_t from, Py_ssize_t to, int escaped, Py_UCS4 
 /* A string literal that scan_string found valid. */
 typedef struct {
     Py_ssize_t from, to; /* its characters, between its quotes */
-    Py_ssize_t length;   /* characters in its value (str only: bytes are decoded as UTF-8) */
+    Py_ssize_t length;   /* characters in its value (for bytes, only when all ASCII as written) */
     Py_UCS4 raw_bits;    /* the OR of its characters as written */
     Py_UCS4 bits;        /* the OR of its characters, raw and escaped */
     int escaped;         /* whether it has an escape */
@@ -526,12 +574,21 @@ string_value(const Text *t, const Literal *literal)
 #ifdef Py_LIMITED_API
     return bytes_value(t, literal->from, literal->to, literal->escaped, literal->bits);
 #else
-    if (t->utf8) {
+    /* Bytes that are all ASCII as written are one character each, as a str's are: the string
+     * is made straight from them, escapes decoded, with no UTF-8 between (what a writer that
+     * escapes every other character, as json.dumps does by default, stores). */
+    if (t->utf8 && literal->raw_bits >= 0x80) {
         return bytes_value(t, literal->from, literal->to, literal->escaped, literal->bits);
     }
     return str_value(t, literal->from, literal->to, literal->length, literal->bits);
 #endif
 }
+
+/* --- how reading a text went --------------------------------------------------------------- */
+
+/* How a step of reading ended: the text has what is read (FOUND), departs from it (REFUSED), or
+ * memory ran out (FAILED, an exception set). */
+typedef enum { FAILED = -1, REFUSED = 0, FOUND = 1 } Step;
 
 /* --- the module around it ------------------------------------------------------------------ */
 

@@ -1,11 +1,11 @@
 /*
- * _strict: parse a JSON text by the rules of SPEC §3 E4, in one pass: record.jsontext.parse_strict_statement's
- * accelerator.
+ * _strict: a JSON text read by the rules of SPEC §3 E4, in one pass. Two functions:
  *
- * record.jsontext.parse_strict_statement stays the statement of what this does and its fallback. This parses the
- * text by the RFC 8259 grammar into the value Python's json makes of it (dict, list, str, int,
- * float, bool, None; an integer literal of over 640 characters as the float it denotes, as
- * record.jsontext.parse_json_int does), and decides SPEC §3 E6 steps 1 to 5 on the way:
+ * read_envelope, the reader's path for an envelope in any layout, is described below, where it
+ * is. parse is record.jsontext.parse_strict_statement's accelerator; that function stays the
+ * statement of what it does and its fallback. parse reads the text by the RFC 8259 grammar into
+ * the value Python's json makes of it (_json_values.h's parse_value), and decides SPEC §3 E6
+ * steps 1 to 5 on the way:
  *
  * - an array or object opened at depth 33 (SPEC §3 E4.1) ends the parse with limit_exceeded:
  *   every text that begins as this one does up to there has that code, whatever follows, since
@@ -26,295 +26,286 @@
  * and reads a file deeper than it asked for, or undecided, the exhaustive way.
  */
 
-#include "_json_strings.h"
+#include "_envelope_literals.h"
+#include "_json_values.h"
 
-#define MAX_DEPTH 32         /* SPEC §3 E4.1; jsontext.MAX_DEPTH */
-#define MAX_DEPTH_LIMIT 1000 /* the deepest a caller may ask for: a C call a level */
-#define MAX_INT_LENGTH 640   /* jsontext._MAX_INT_DIGITS: longer integer literals are floats */
+/* --- an envelope in any layout ------------------------------------------------------------ */
 
-/* Why a parse stopped before the end of the value. */
-typedef enum {
-    UNDECIDED, /* the text breaks a rule this parser leaves to the statement (record.jsontext) */
-    TOO_DEEP,  /* limit_exceeded (SPEC §3 E6 step 1) */
-    ERROR,     /* a Python exception is set (memory) */
-} Stop;
+/*
+ * read_envelope: the fields of a text that is a resumable envelope (SPEC §3 E1-E3) in any layout
+ * (members in any order, any whitespace between tokens, any escapes), or None: record._fast.
+ * general's path for the texts a writer other than SPEC §4 C3's lays out, which the canonical
+ * path (_canonical.c) does not take. Like that path it only ever accepts, and what it accepts is
+ * decided here whole: one JSON value (RFC 8259) with no member twice, nesting 4 deep, every
+ * string valid (SPEC §3 E4, E6 steps 1-5), whose members and values are an envelope's (steps
+ * 6-13). Within SPEC §3 E4.1's length limit (the caller's to check), it returns fields exactly
+ * for the texts record.read.read_block finds resumable, and the same item (tests/
+ * test_envelope_accelerator.py and tools/fuzz.py compare them); None for every other text. It
+ * follows the common spelling straight (names and constants compared as written, the version
+ * written `1`) and any other through the values it stands for.
+ */
 
-typedef struct {
-    const Text *t;
-    Py_ssize_t at;
-    int max_depth; /* MAX_DEPTH for a block text; a history file's reader passes its own */
-    int duplicate; /* an object named a member twice (SPEC §3 E6 step 5) */
-    Stop stop;     /* why parse_value returned NULL */
-} Parser;
 
-static PyObject *parse_value(Parser *p, int depth);
+enum { ENVELOPE_SCHEMA, ENVELOPE_VERSION, ENVELOPE_ITEM, ENVELOPE_MEMBERS };
+static const Name ENVELOPE_NAMES[ENVELOPE_MEMBERS] = {
+    NAME("schema"), NAME("version"), NAME("item")};
+enum { ITEM_TYPE, ITEM_ID, ITEM_SUMMARY, ITEM_CIPHERTEXT, ITEM_CONTENT, ITEM_MEMBERS };
+static const Name ITEM_NAMES[ITEM_MEMBERS] = {NAME("type"), NAME("id"), NAME("summary"),
+                                              NAME("encrypted_content"), NAME("content")};
+enum { PART_TYPE, PART_TEXT, PART_MEMBERS };
+static const Name PART_NAMES[PART_MEMBERS] = {NAME("type"), NAME("text")};
+static const Name SCHEMA_VALUE = NAME("fast-agent.openai-responses.reasoning-replay");
+static const Name ITEM_TYPE_VALUE = NAME("reasoning");
+static const Name SUMMARY_PART_TYPE = NAME("summary_text");
+static const Name CONTENT_PART_TYPE = NAME("reasoning_text");
 
-static PyObject *
-stop(Parser *p, Stop why)
-{
-    p->stop = why;
-    return NULL;
-}
-
-/* RFC 8259 §2: insignificant whitespace is space, tab, line feed and carriage return. */
-static void
-skip_whitespace(Parser *p)
-{
-    while (p->at < p->t->length) {
-        Py_UCS4 c = char_at(p->t, p->at);
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-            return;
-        }
-        p->at++;
-    }
-}
-
-/* The character at the parser's position, or 0 at the end (a NUL is never valid there). */
-static Py_UCS4
-current(const Parser *p)
-{
-    return p->at < p->t->length ? char_at(p->t, p->at) : 0;
-}
-
-static int
-is_digit(Py_UCS4 c)
-{
-    return c >= '0' && c <= '9';
-}
-
-/* A string literal whose opening quote is at the parser's position. */
-static PyObject *
-parse_string(Parser *p)
+/* A string value from *at that is exactly `name`. */
+static Step
+read_constant(const Text *t, Py_ssize_t *at, const Name *name)
 {
     Literal literal;
-    p->at++;
-    if (!scan_string(p->t, &p->at, &literal)) {
-        return stop(p, UNDECIDED);
+    if (!read_literal(t, at, &literal)) {
+        return REFUSED;
     }
-    PyObject *value = string_value(p->t, &literal);
-    if (value == NULL) {
-        return stop(p, PyErr_Occurred() ? ERROR : UNDECIDED); /* bytes that are not UTF-8 */
-    }
-    return value;
+    int equal = literal_is(t, &literal, name);
+    return equal < 0 ? FAILED : equal ? FOUND : REFUSED;
 }
 
-/* The value of the number literal [from, to), known to match the grammar (so it is ASCII). */
-static PyObject *
-number_value(const Parser *p, Py_ssize_t from, Py_ssize_t to, int integer)
+/* The version from *at (after any whitespace): a JSON number equal to 1 (SPEC §3 E1). */
+static Step
+read_version(const Text *t, Py_ssize_t *at)
 {
-    char small[64];
-    Py_ssize_t n = to - from;
-    char *digits = n < (Py_ssize_t)sizeof(small) ? small : PyMem_Malloc((size_t)n + 1);
-    if (digits == NULL) {
-        return PyErr_NoMemory();
+    Py_UCS4 c = next_token(t, at);
+    Py_UCS4 after = *at + 1 < t->length ? char_at(t, *at + 1) : 0;
+    if (c == '1' && !is_digit(after) && after != '.' && after != 'e' && after != 'E') {
+        ++*at; /* written `1`: the common spelling */
+        return FOUND;
     }
-    for (Py_ssize_t k = 0; k < n; k++) {
-        digits[k] = (char)char_at(p->t, from + k);
+    if (c != '-' && !is_digit(c)) {
+        return REFUSED;
     }
-    digits[n] = '\0';
-    PyObject *value;
-    if (integer && n <= MAX_INT_LENGTH) {
-        value = PyLong_FromString(digits, NULL, 10);
+    /* Any other number literal is 1 only if it is a fraction or an exponent whose value is 1.0
+     * (`1.0`, `10e-1`): an integer literal other than `1` is another integer. */
+    Parser p = {.t = t, .at = *at, .max_depth = MAX_DEPTH, .duplicate = 0, .stop = UNDECIDED};
+    PyObject *number = parse_number(&p);
+    if (number == NULL) {
+        return p.stop == ERROR ? FAILED : REFUSED;
     }
-    else {
-        /* Out of range is ±inf, as float() makes it: no exception (overflow_exception NULL). */
-        double number = PyOS_string_to_double(digits, NULL, NULL);
-        value = number == -1.0 && PyErr_Occurred() ? NULL : PyFloat_FromDouble(number);
-    }
-    if (digits != small) {
-        PyMem_Free(digits);
-    }
-    return value;
+    int one = PyFloat_Check(number) && PyFloat_AsDouble(number) == 1.0;
+    Py_DECREF(number);
+    *at = p.at;
+    return one ? FOUND : REFUSED;
 }
 
-/* RFC 8259 §6: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? from the parser's position. */
-static PyObject *
-parse_number(Parser *p)
+/* A part {"type": part_type, "text": "..."} from *at (its '{' after any whitespace), its text
+ * noted in `found`. */
+static Step
+read_part(const Text *t, Py_ssize_t *at, const Name *part_type, Literals *found)
 {
-    Py_ssize_t from = p->at;
-    int integer = 1;
-    if (current(p) == '-') {
-        p->at++;
+    unsigned seen = 0;
+    if (next_token(t, at) != '{') {
+        return REFUSED;
     }
-    if (current(p) == '0') {
-        p->at++;
-    }
-    else if (is_digit(current(p))) {
-        while (is_digit(current(p))) {
-            p->at++;
+    ++*at;
+    for (;;) {
+        Step step;
+        switch (read_member_name(t, at, PART_NAMES, PART_MEMBERS, &seen)) {
+        case PART_TYPE:
+            step = read_constant(t, at, part_type);
+            break;
+        case PART_TEXT: {
+            Literal *slot = literals_push(found);
+            step = slot == NULL ? FAILED : read_literal(t, at, slot) ? FOUND : REFUSED;
+            break;
+        }
+        case OUT_OF_MEMORY:
+            return FAILED;
+        default:
+            return REFUSED;
+        }
+        if (step != FOUND) {
+            return step;
+        }
+        int more = member_follows(t, at);
+        if (more < 0) {
+            return REFUSED;
+        }
+        if (!more) {
+            return seen == (1u << PART_MEMBERS) - 1 ? FOUND : REFUSED;
         }
     }
-    else {
-        return stop(p, UNDECIDED);
-    }
-    if (current(p) == '.') {
-        integer = 0;
-        p->at++;
-        if (!is_digit(current(p))) {
-            return stop(p, UNDECIDED);
-        }
-        while (is_digit(current(p))) {
-            p->at++;
-        }
-    }
-    if (current(p) == 'e' || current(p) == 'E') {
-        integer = 0;
-        p->at++;
-        if (current(p) == '+' || current(p) == '-') {
-            p->at++;
-        }
-        if (!is_digit(current(p))) {
-            return stop(p, UNDECIDED);
-        }
-        while (is_digit(current(p))) {
-            p->at++;
-        }
-    }
-    PyObject *value = number_value(p, from, p->at, integer);
-    return value == NULL ? stop(p, ERROR) : value;
 }
 
-/* `true`, `false` or `null` at the parser's position, as `value`. */
-static PyObject *
-parse_literal_name(Parser *p, const char *name, Py_ssize_t length, PyObject *value)
+/* An array of parts from *at (its '[' after any whitespace), their texts noted in `found` and
+ * counted in *count; an empty array only if `may_be_empty` (SPEC §3 E2, E3). */
+static Step
+read_parts(const Text *t, Py_ssize_t *at, const Name *part_type, int may_be_empty,
+           Literals *found, Py_ssize_t *count)
 {
-    if (!starts_with(p->t, p->at, name, length)) {
-        return stop(p, UNDECIDED);
+    *count = 0;
+    if (next_token(t, at) != '[') {
+        return REFUSED;
     }
-    p->at += length;
-    return Py_NewRef(value);
-}
-
-/* An object whose '{' is at the parser's position, opened at depth `depth`. */
-static PyObject *
-parse_object(Parser *p, int depth)
-{
-    PyObject *object = PyDict_New();
-    if (object == NULL) {
-        return stop(p, ERROR);
-    }
-    p->at++;
-    skip_whitespace(p);
-    if (current(p) == '}') {
-        p->at++;
-        return object;
+    ++*at;
+    if (next_token(t, at) == ']') {
+        ++*at;
+        return may_be_empty ? FOUND : REFUSED;
     }
     for (;;) {
-        if (current(p) != '"') {
-            goto fail_undecided;
+        Step step = read_part(t, at, part_type, found);
+        if (step != FOUND) {
+            return step;
         }
-        PyObject *name = parse_string(p);
-        if (name == NULL) {
-            goto fail;
+        ++*count;
+        Py_UCS4 c = next_token(t, at);
+        ++*at;
+        if (c == ']') {
+            return FOUND;
         }
-        skip_whitespace(p);
-        if (current(p) != ':') {
-            Py_DECREF(name);
-            goto fail_undecided;
+        if (c != ',') {
+            return REFUSED;
         }
-        p->at++;
-        PyObject *member = parse_value(p, depth);
-        if (member == NULL) {
-            Py_DECREF(name);
-            goto fail;
-        }
-        Py_ssize_t size = DICT_SIZE(object);
-        int failed = PyDict_SetItem(object, name, member);
-        Py_DECREF(name);
-        Py_DECREF(member);
-        if (failed) {
-            p->stop = ERROR;
-            goto fail;
-        }
-        if (DICT_SIZE(object) == size) { /* the name was there already */
-            p->duplicate = 1;
-        }
-        skip_whitespace(p);
-        if (current(p) == '}') {
-            p->at++;
-            return object;
-        }
-        if (current(p) != ',') {
-            goto fail_undecided;
-        }
-        p->at++;
-        skip_whitespace(p);
     }
-fail_undecided:
-    p->stop = UNDECIDED;
-fail:
-    Py_DECREF(object);
-    return NULL;
 }
 
-/* An array whose '[' is at the parser's position, opened at depth `depth`. */
-static PyObject *
-parse_array(Parser *p, int depth)
+/* Where the item's literals are among those noted. */
+typedef struct {
+    Py_ssize_t id, ciphertext;      /* index of each literal */
+    Py_ssize_t summary, content;    /* index of the first text of each array */
+    Py_ssize_t summary_count, content_count; /* content_count -1: no content */
+} ItemLiterals;
+
+/* A non-empty string value from *at, noted in `found` at *index (an escape is never empty). */
+static Step
+read_text_member(const Text *t, Py_ssize_t *at, Literals *found, Py_ssize_t *index)
 {
-    PyObject *array = PyList_New(0);
-    if (array == NULL) {
-        return stop(p, ERROR);
+    Literal *slot = literals_push(found);
+    if (slot == NULL) {
+        return FAILED;
     }
-    p->at++;
-    skip_whitespace(p);
-    if (current(p) == ']') {
-        p->at++;
-        return array;
+    *index = found->count - 1;
+    return read_literal(t, at, slot) && slot->to > slot->from ? FOUND : REFUSED;
+}
+
+/* The item object from *at (its '{' after any whitespace): SPEC §3 E2, E3. */
+static Step
+read_item(const Text *t, Py_ssize_t *at, Literals *found, ItemLiterals *item)
+{
+    unsigned seen = 0;
+    Step step;
+    if (next_token(t, at) != '{') {
+        return REFUSED;
     }
+    ++*at;
+    item->content_count = -1;
     for (;;) {
-        PyObject *element = parse_value(p, depth);
-        if (element == NULL) {
-            goto fail;
+        switch (read_member_name(t, at, ITEM_NAMES, ITEM_MEMBERS, &seen)) {
+        case ITEM_TYPE:
+            step = read_constant(t, at, &ITEM_TYPE_VALUE);
+            break;
+        case ITEM_ID:
+            step = read_text_member(t, at, found, &item->id);
+            break;
+        case ITEM_CIPHERTEXT:
+            step = read_text_member(t, at, found, &item->ciphertext);
+            break;
+        case ITEM_SUMMARY:
+            item->summary = found->count;
+            step = read_parts(t, at, &SUMMARY_PART_TYPE, 1, found, &item->summary_count);
+            break;
+        case ITEM_CONTENT:
+            item->content = found->count;
+            step = read_parts(t, at, &CONTENT_PART_TYPE, 0, found, &item->content_count);
+            break;
+        case OUT_OF_MEMORY:
+            return FAILED;
+        default:
+            return REFUSED;
         }
-        int failed = PyList_Append(array, element);
-        Py_DECREF(element);
-        if (failed) {
-            p->stop = ERROR;
-            goto fail;
+        if (step != FOUND) {
+            return step;
         }
-        skip_whitespace(p);
-        if (current(p) == ']') {
-            p->at++;
-            return array;
+        int more = member_follows(t, at);
+        if (more < 0) {
+            return REFUSED;
         }
-        if (current(p) != ',') {
-            p->stop = UNDECIDED;
-            goto fail;
+        if (!more) {
+            /* Every member but content is required. */
+            return (seen | 1u << ITEM_CONTENT) == (1u << ITEM_MEMBERS) - 1 ? FOUND : REFUSED;
         }
-        p->at++;
     }
-fail:
-    Py_DECREF(array);
-    return NULL;
 }
 
-/* The value at the parser's position (after any whitespace), inside `depth` open arrays and
- * objects; NULL with p->stop saying why. */
-static PyObject *
-parse_value(Parser *p, int depth)
+/* The envelope: the whole text, one object with exactly its three members (SPEC §3 E1). */
+static Step
+read_envelope_object(const Text *t, Literals *found, ItemLiterals *item)
 {
-    skip_whitespace(p);
-    switch (current(p)) {
-    case '{':
-    case '[':
-        if (depth + 1 > p->max_depth) {
-            return stop(p, TOO_DEEP);
-        }
-        /* Each level is one C call: at most max_depth + 1 deep (MAX_DEPTH_LIMIT at most), so
-         * the C stack is safe. */
-        return current(p) == '{' ? parse_object(p, depth + 1) : parse_array(p, depth + 1);
-    case '"':
-        return parse_string(p);
-    case 't':
-        return parse_literal_name(p, "true", 4, Py_True);
-    case 'f':
-        return parse_literal_name(p, "false", 5, Py_False);
-    case 'n':
-        return parse_literal_name(p, "null", 4, Py_None);
-    default:
-        return parse_number(p);
+    Py_ssize_t at = 0;
+    unsigned seen = 0;
+    Step step;
+    if (next_token(t, &at) != '{') {
+        return REFUSED;
     }
+    at++;
+    for (;;) {
+        switch (read_member_name(t, &at, ENVELOPE_NAMES, ENVELOPE_MEMBERS, &seen)) {
+        case ENVELOPE_SCHEMA:
+            step = read_constant(t, &at, &SCHEMA_VALUE);
+            break;
+        case ENVELOPE_VERSION:
+            step = read_version(t, &at);
+            break;
+        case ENVELOPE_ITEM:
+            step = read_item(t, &at, found, item);
+            break;
+        case OUT_OF_MEMORY:
+            return FAILED;
+        default:
+            return REFUSED;
+        }
+        if (step != FOUND) {
+            return step;
+        }
+        int more = member_follows(t, &at);
+        if (more < 0) {
+            return REFUSED;
+        }
+        if (!more) {
+            break;
+        }
+    }
+    if (seen != (1u << ENVELOPE_MEMBERS) - 1 || whitespace_end(t, at) != t->length) {
+        return REFUSED;
+    }
+    return FOUND;
 }
+
+static PyObject *
+read_envelope(PyObject *module, PyObject *text)
+{
+    Text t;
+    (void)module;
+    int readable = text_of(text, &t, "read_envelope");
+    if (readable <= 0) {
+        return readable < 0 ? Py_NewRef(Py_None) : NULL; /* -1: the Python path reads it */
+    }
+    Literals found;
+    ItemLiterals item = {0};
+    PyObject *fields = NULL;
+    literals_init(&found);
+    if (read_envelope_object(&t, &found, &item) == FOUND) {
+        const Literal *at = found.items;
+        fields = item_fields(&t, at + item.id, at + item.summary, item.summary_count,
+                             at + item.ciphertext, at + item.content, item.content_count);
+    }
+    literals_free(&found);
+    if (fields == NULL && !PyErr_Occurred()) {
+        Py_RETURN_NONE;
+    }
+    return fields;
+}
+
+/* --- the module ------------------------------------------------------------------------------- */
 
 static PyObject *
 parse(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -376,16 +367,23 @@ PyDoc_STRVAR(parse_doc,
              "max_depth replaces step 1's depth of 32 (a history file's reader, SPEC H1, passes a\n"
              "larger one and reads a deeper file the exhaustive way).");
 
+PyDoc_STRVAR(read_envelope_doc,
+             "read_envelope(text, /)\n--\n\n"
+             "The fields (id, summary, encrypted_content, content) of a text that is a resumable\n"
+             "envelope in any layout (SPEC E1-E4, E6), or None for any other text. The length\n"
+             "limit of SPEC E4.1 is the caller's to check.");
+
 static PyMethodDef methods[] = {
     {"parse", (PyCFunction)(void (*)(void))parse, METH_FASTCALL, parse_doc},
+    {"read_envelope", read_envelope, METH_O, read_envelope_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
     .m_name = "reasoning_replay._strict",
-    .m_doc = "A JSON text parsed by the rules of SPEC E4 in C: record.jsontext.parse_strict_statement's "
-             "accelerator.",
+    .m_doc = "A JSON text read by the rules of SPEC E4 in C: record.jsontext."
+             "parse_strict_statement's accelerator, and an envelope in any layout.",
     .m_size = 0,
     .m_methods = methods,
     .m_slots = accelerator_slots,

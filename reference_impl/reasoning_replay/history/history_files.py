@@ -7,13 +7,18 @@ and about the members H1 names, and lenient about every other member, which it i
 raises on data: a file that is not UTF-8 is ``history_unreadable``, one that is not such a JSON
 text or not of that shape ``history_malformed`` (SPEC H3, E4.2 applied to files).
 
-Two readings with one verdict, as in the reader. The fast one parses the file in C
-(:mod:`reasoning_replay._strict`, which notes a member named twice as it goes) and decides the
-files it reads whole: the value, or a duplicate member. Any other file (an escaped lone surrogate,
-bad UTF-8, a byte-order mark, bad grammar, nesting deeper than it reads, or no C parser built) is
-read the exhaustive way: :mod:`json` with a hook that refuses a member named twice. An escaped
-lone surrogate is JSON every parser reads alike, so the file is read; the block that then holds
-one gets its own verdict from the reader, ``json_invalid_unicode``.
+Three readings with one verdict, as in the reader. The fastest, :mod:`reasoning_replay._history`
+(C, where built), reads the file in one pass and makes only what a message's role, channels and
+provider hold, passing over everything else while it checks it (grammar, UTF-8, no member named
+twice); the next parses the whole file in C (:mod:`reasoning_replay._strict`, which notes a member
+named twice as it goes) and decides the files it reads whole: the value, or a duplicate member.
+Any other file (an escaped lone surrogate, bad UTF-8, a byte-order mark, bad grammar, nesting
+deeper than they read, or no C parser built) is read the exhaustive way: :mod:`json` with a hook
+that refuses a member named twice. An escaped lone surrogate is JSON every parser reads alike, so
+the file is read; the block that then holds one gets its own verdict from the reader,
+``json_invalid_unicode``. The exhaustive reading decides every file the fast ones leave, and
+tests/test_history_accelerator.py, tests/test_validation.py and tools/fuzz.py compare the C
+readings with it.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ _OBJECT_MEMBERS: Final = ("tool_calls", "tool_results", "channels")
 # deeper file is read the exhaustive way, which decides it alike. Looked up at every call, so
 # that tests can compare the two readings.
 _StrictParse = Callable[[str | bytes, int], tuple[str | None, object] | None]
-_accelerator = cast("_StrictParse | None", load_accelerator("_strict", "parse"))
+_strict_parse = cast("_StrictParse | None", load_accelerator("_strict", "parse"))
 _ACCELERATED_DEPTH: Final = 512
 _DUPLICATE: Final = "json_duplicate_member"  # what the C parser says of a member named twice
 
@@ -97,9 +102,9 @@ _TWICE: Final = "not one JSON value every parser reads alike: an object names a 
 
 def parse_json_file(data: str | bytes) -> object | HistoryFileProblem:
     """The JSON value of a file's contents, or the problem that prevents reading one (SPEC H1)."""
-    accelerator = _accelerator
-    if accelerator is not None:
-        decided = accelerator(data, _ACCELERATED_DEPTH)
+    strict_parse = _strict_parse
+    if strict_parse is not None:
+        decided = strict_parse(data, _ACCELERATED_DEPTH)
         if decided is not None:
             code, value = decided
             if code is None:
@@ -241,14 +246,45 @@ def history_from_value(
     return _history(messages, channels)
 
 
-def read_message_channels(data: str | bytes) -> list[MessageChannels] | HistoryFileProblem:
+# _history.c's read_history: the messages of a file it reads whole, or None to read it otherwise.
+# Looked up at every call, so that tests can compare the readings.
+_accelerator = cast(
+    "Callable[[str | bytes, Mapping[str, list[Any]], str | None], list[MessageChannels] | None]"
+    " | None",
+    load_accelerator("_history", "read_history"),
+)
+
+
+def read_message_channels(
+    data: str | bytes, *, stored_texts: str | None = None
+) -> list[MessageChannels] | HistoryFileProblem:
     """SPEC H1: each message's role, channels and recorded provider (SPEC P4), in order, or why
     the file is not a history.
 
     The reading of :func:`parse_history_file`, without building a :class:`HistoryMessage` per
     message: what a validator, which reads every message of every file, needs and no more.
+    ``stored_texts`` names a channel whose text blocks may keep their texts as the UTF-8 bytes
+    the file stores them as (the C reading does so for a file given as bytes): for a channel
+    whose texts go to the reader, which reads a block's bytes as it reads its characters (SPEC
+    E6), sooner.
     """
+    accelerator = _accelerator
+    if accelerator is not None:
+        messages = accelerator(data, _NO_CHANNELS, stored_texts)
+        if messages is not None:
+            return messages
     value = parse_json_file(data)
+    if isinstance(value, HistoryFileProblem):
+        return value
+    return _channels_from_value(value)
+
+
+def read_message_channels_exhaustively(
+    data: str | bytes,
+) -> list[MessageChannels] | HistoryFileProblem:
+    """:func:`read_message_channels` by Python's :mod:`json` alone, the reading that decides
+    every file: what the faster readings must give wherever they read a file."""
+    value = parse_json_file_exhaustively(data)
     if isinstance(value, HistoryFileProblem):
         return value
     return _channels_from_value(value)

@@ -212,6 +212,17 @@ def _block_text(block: object) -> str | None:
     return None
 
 
+def _replay_block_text(block: object) -> str | bytes | None:
+    """:func:`_block_text` of a replay block, whose text may be the UTF-8 bytes the file stores
+    (:func:`.history_files.read_message_channels`, ``stored_texts``): the reader reads those as
+    it reads the characters (SPEC E6)."""
+    if isinstance(block, dict) and block.get("type") == "text":
+        text = block.get("text")
+        if isinstance(text, (str, bytes)):
+            return text
+    return None
+
+
 def _cache_state_problem(blocks: Sequence[object]) -> str | None:
     """SPEC H3, F6: why a message's cache-state record is malformed, if it is: structure
     first, then the effort against the record's own model."""
@@ -262,7 +273,7 @@ class _BlockScan:
 
     def block(self, m_index: int, b_index: int, block: object, issuer: str | None) -> None:
         """One replay block's verdict (SPEC E6), or ``block_not_text`` (SPEC P2, H3)."""
-        text = _block_text(block)
+        text = _replay_block_text(block)
         if text is None:
             self.malformed += 1
             found = Finding(Code.BLOCK_NOT_TEXT, m_index, b_index)
@@ -371,7 +382,7 @@ def validate_history(
     permissions = permission_findings(file_mode, directory_mode)
     if is_session_file(file_name):
         return FileReport(tuple(permissions), BlockCounts(), True, file_name)
-    messages = read_message_channels(data)
+    messages = read_message_channels(data, stored_texts=REPLAY_CHANNEL)
     if isinstance(messages, HistoryFileProblem):
         problem = Finding(messages.code, detail=messages.detail)
         return FileReport((problem, *permissions), BlockCounts(), False, file_name)

@@ -6,7 +6,7 @@ Pure functions of an item's parts and a channel's blocks; the validator reports 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Final
 
 from .envelope import ReasoningReplayItem
@@ -46,13 +46,18 @@ def display_text(item: ReasoningReplayItem) -> str | None:
     return PART_SEPARATOR.join(kept) or None
 
 
-def _is_subsequence(wanted: Iterable[str], texts: Iterable[str]) -> bool:
-    remaining = iter(texts)
-    return all(any(text == one for text in remaining) for one in wanted)
-
-
 def display_consistent(items: Sequence[ReasoningReplayItem], display_texts: Sequence[str]) -> bool:
     """SPEC ST3: the items' display texts, in order, are a subsequence of the display
     channel's text-block texts, each compared exactly as stored (never trimmed)."""
-    wanted = (text for text in map(display_text, items) if text is not None)
-    return _is_subsequence(wanted, display_texts)
+    # Plain loops, not generators: a validator checks every assistant message of every file.
+    remaining = iter(display_texts)
+    for item in items:
+        wanted = display_text(item)
+        if wanted is None:
+            continue
+        for text in remaining:
+            if text == wanted:
+                break
+        else:  # the channel ran out before this item's text was found
+            return False
+    return True

@@ -1,6 +1,9 @@
 """SPEC E6's accelerated reading of any text: the verdict of :mod:`..read`, in C where it can be.
 
 * A canonically written envelope (SPEC C3) is read by :mod:`.canonical` (in C where built).
+* An envelope in any other layout (members in another order, whitespace, escapes) is read in C
+  by :mod:`reasoning_replay._strict`'s ``read_envelope``, which only ever accepts: the item of a
+  resumable envelope, checked whole in one pass, or ``None``.
 * Any other text is parsed by :func:`parse_strict`, which :mod:`reasoning_replay._strict` makes
   one pass in C for all but the texts that break the JSON grammar or Unicode, and its value
   checked by :func:`..envelope.check_envelope_value`.
@@ -92,6 +95,16 @@ _StrictParse = Callable[[str | bytes], tuple[str | None, object] | None]
 
 # Looked up at every call, so that tests can compare the two paths.
 _accelerator = cast("_StrictParse | None", load_accelerator("_strict", "parse"))
+
+# _strict.c's read_envelope: the fields of a resumable envelope in any layout, or None for any
+# other text. Within the length limit it accepts exactly what record.read.read_block finds
+# resumable, with the same item (tests/test_envelope_accelerator.py); looked up at every call.
+_Fields = tuple[str, tuple[str, ...], str, tuple[str, ...] | None]
+_envelope_accelerator = cast(
+    "Callable[[str | bytes], _Fields | None] | None",
+    load_accelerator("_strict", "read_envelope"),
+)
+
 _DECIDED_REFUSALS: Final = {
     Code.LIMIT_EXCEEDED.value: TextRefused(Code.LIMIT_EXCEEDED),
     Code.JSON_DUPLICATE_MEMBER.value: TextRefused(Code.JSON_DUPLICATE_MEMBER),
@@ -227,6 +240,11 @@ def _read_strict(text: str | bytes) -> ReadResult:
 
 def _read_other(text: str | bytes) -> ReadResult:
     """The verdict of a text that is not a canonical envelope written canonically."""
+    read_envelope = _envelope_accelerator
+    if read_envelope is not None:  # a resumable envelope in another layout: one pass in C
+        fields = read_envelope(text)
+        if fields is not None:
+            return ReadResult(ReasoningReplayItem(*fields), None)
     if parse_strict_is_accelerated():  # one pass in C, unless the text is not JSON
         return _read_strict(text)
     if isinstance(text, bytes):
