@@ -120,7 +120,6 @@ mod tests {
     use super::*;
     use crate::json::{parse_value, ParseOptions};
 
-
     fn j(s: &str) -> Value {
         parse_value(s.as_bytes(), ParseOptions::STRICT).unwrap().0
     }
