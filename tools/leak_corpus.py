@@ -72,6 +72,7 @@ def _ciphertext_forms(ct: str) -> dict[str, dict[str, str]]:
         "yaml": {
             "plain": f"type: reasoning\nencrypted_content: {ct}\n",
             "quoted": f'- type: reasoning\n  encrypted_content: "{ct}"\n',
+            "block-scalar": f"- type: reasoning\n  encrypted_content: >-\n    {ct}\n  id: rs_1\n",
         },
         "json5": {
             "unquoted-names": f"{{type: 'reasoning', encrypted_content: '{ct}',}}",
@@ -151,6 +152,8 @@ def _key_forms(key: str) -> dict[str, dict[str, str]]:
         "yaml": {
             "plain": f"openai:\n  api_key: {key}\n",
             "quoted": f"token: '{key}'\n",
+            "block-literal": f"openai:\n  api_key: |\n    {key}\n  model: gpt-5\n",
+            "block-folded-strip": f"auth_token: >-\n  {key}\n\n  {key}\nnext: 1",
         },
         "json5": {
             "unquoted-names": f"{{apiKey: '{key}', // comment\n}}",

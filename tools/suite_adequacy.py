@@ -4183,6 +4183,11 @@ def m_xml_element_text_json_whitespace(p: Patcher) -> None:
     p.set(text_forms, "XML_SPACES", " \t\n\r")
 
 
+@mutant("H8", "a YAML block scalar's value is its header alone; the lines after it stay")
+def m_yaml_block_scalar_header_only(p: Patcher) -> None:
+    p.set(text_forms, "block_scalar_end", lambda gap, name_start, header_end: header_end)
+
+
 def _percent_reading(errors: str) -> Apply:
     """SPEC H8's percent-decoding, read another way: ``strict`` (a decoding that is not UTF-8 is
     not read) or ``surrogatepass`` (a lone surrogate is its three bytes, each U+FFFD)."""

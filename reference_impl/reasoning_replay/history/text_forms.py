@@ -65,6 +65,13 @@ SEPARATOR: Final = re.compile(r"[ \t]*[:=][ \t]*|[ \t]+")
 _BARE_AFTER_COLON: Final = re.compile(r"[^\n\r\"'`<>{}\[\](),;&]*")
 _BARE_AFTER_EQUALS: Final = re.compile(r"[^ \t\n\r\f\v\"'`<>{}\[\](),;&]*")
 _XML_CONTENT: Final = re.compile(r"[^<]*")
+# SPEC H8: a YAML block scalar header (indicator, chomping and indentation digit in either order,
+# a comment) ending its line; the value is then the lines after it more indented than the
+# assignment's line, blank lines among them.
+BLOCK_SCALAR_HEADER: Final = re.compile(
+    r"[|>](?:[1-9][-+]?|[-+][1-9]?)?(?:[ \t]+#[^\n\r]*)?[ \t]*(?![^\n\r])"
+)
+_LINE: Final = re.compile(r"(\r\n|\r|\n)([^\n\r]*)")
 # SPEC H8: the spaces an XML element's text is trimmed of (U+0009 to U+000D and U+0020, as
 # around a fragment's colon); a text of nothing else is blank.
 XML_SPACES: Final = "\t\n\x0b\x0c\r "
@@ -150,6 +157,29 @@ def quoted_end(text: str, start: int, quote: str, backslashes: int) -> tuple[int
     return end, end
 
 
+def _indentation(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def block_scalar_end(gap: str, name_start: int, header_end: int) -> int:
+    """SPEC H8: where the value of an assignment whose value is a block scalar header ends: at
+    the end of the last of the lines after the header that are more indented (leading spaces)
+    than the assignment's line, blank lines (spaces and tabs only) among them; at the header's
+    end when there is none."""
+    line_start = max(gap.rfind("\n", 0, name_start), gap.rfind("\r", 0, name_start)) + 1
+    indentation = _indentation(gap[line_start:name_start])
+    end = position = header_end
+    while (line := _LINE.match(gap, position)) is not None:
+        position = line.end()
+        text = line.group(2)
+        if not text.strip(" \t"):
+            continue
+        if _indentation(text) <= indentation:
+            break
+        end = position
+    return end
+
+
 def _value_span(gap: str, match: re.Match[str]) -> tuple[int, int, int] | None:
     """The value after an assignment's separator: (start, end, index after it), or None."""
     index = match.end()
@@ -177,6 +207,10 @@ def _value_span(gap: str, match: re.Match[str]) -> tuple[int, int, int] | None:
         start = opening.end()
         value_end, after = quoted_end(gap, start, opening.group(2), backslashes)
         return (start, value_end, after) if value_end > start else None
+    header = BLOCK_SCALAR_HEADER.match(gap, index) if ":" in separator else None
+    if header is not None:
+        end = block_scalar_end(gap, match.start(), header.end())
+        return index, end, end
     bare = (_BARE_AFTER_COLON if ":" in separator else _BARE_AFTER_EQUALS).match(gap, index)
     assert bare is not None
     value = bare.group().rstrip(" \t")

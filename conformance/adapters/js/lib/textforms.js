@@ -17,6 +17,9 @@ const SEPARATOR = /[ \t]*[:=][ \t]*|[ \t]+/y;
 const BARE_AFTER_COLON = /[^\n\r"'`<>{}[\](),;&]*/y;
 const BARE_AFTER_EQUALS = /[^ \t\n\r\f\v"'`<>{}[\](),;&]*/y;
 const XML_CONTENT = /[^<]*/y;
+// H8: a YAML block scalar header ending its line; its value is the more indented lines after it.
+const BLOCK_SCALAR_HEADER = /[|>](?:[1-9][-+]?|[-+][1-9]?)?(?:[ \t]+#[^\n\r]*)?[ \t]*(?![^\n\r])/y;
+const LINE = /(\r\n|\r|\n)([^\n\r]*)/y;
 const OPENING_QUOTE = /(\\*)(["'])/y;
 const PERCENT = /%[0-9A-Fa-f]{2}/;
 const REFERENCE = /&(?:(quot|amp|lt|gt|apos)|#([0-9]{1,7})|#[xX]([0-9A-Fa-f]{1,6}));/g;
@@ -77,6 +80,27 @@ export function quotedEnd(text, start, quote, backslashes) {
   return [end, end];
 }
 
+function indentation(line) {
+  return line.length - line.replace(/^ +/, '').length;
+}
+
+/** H8: where a block scalar's value ends: after the last line more indented than the
+ * assignment's line (blank lines among them), or at the header's end. */
+function blockScalarEnd(gap, nameStart, headerEnd) {
+  const lineStart = Math.max(gap.lastIndexOf('\n', nameStart - 1), gap.lastIndexOf('\r', nameStart - 1)) + 1;
+  const indent = indentation(gap.slice(lineStart, nameStart));
+  let end = headerEnd;
+  let position = headerEnd;
+  let line;
+  while ((line = stickyMatch(LINE, gap, position)) !== null) {
+    position = LINE.lastIndex;
+    if (line[2].replace(/[ \t]/g, '') === '') continue;
+    if (indentation(line[2]) <= indent) break;
+    end = position;
+  }
+  return end;
+}
+
 function valueSpan(gap, m) {
   let index = m.index + m[0].length;
   if (m[3] !== undefined) {
@@ -98,6 +122,11 @@ function valueSpan(gap, m) {
     const start = index + opening[0].length;
     const [valueEnd, after] = quotedEnd(gap, start, opening[2], opening[1].length);
     return valueEnd > start ? [start, valueEnd, after] : null;
+  }
+  const header = separator.includes(':') ? stickyMatch(BLOCK_SCALAR_HEADER, gap, index) : null;
+  if (header !== null) {
+    const end = blockScalarEnd(gap, m.index, index + header[0].length);
+    return [index, end, end];
   }
   const bare = stickyMatch(separator.includes(':') ? BARE_AFTER_COLON : BARE_AFTER_EQUALS, gap, index)[0];
   const value = bare.replace(/[ \t]+$/, '');

@@ -215,6 +215,55 @@ fn value_at(t: &[u8], v: usize, colon: bool) -> (Range<usize>, usize) {
     (v..trimmed, end)
 }
 
+/// H8: a YAML block scalar header at `v` (`|` or `>`, then a chomping indicator `-` or `+` and
+/// an indentation digit in either order, each optional, then an optional comment after spaces
+/// or tabs) that ends its line: where it ends.
+fn block_scalar_header(t: &[u8], v: usize) -> Option<usize> {
+    if !matches!(t.get(v), Some(b'|' | b'>')) {
+        return None;
+    }
+    let chomping = |c: &u8| matches!(c, b'-' | b'+');
+    let digit = |c: &u8| (b'1'..=b'9').contains(c);
+    let mut p = v + 1;
+    if t.get(p).is_some_and(chomping) {
+        p += 1 + usize::from(t.get(p + 1).is_some_and(digit));
+    } else if t.get(p).is_some_and(digit) {
+        p += 1 + usize::from(t.get(p + 1).is_some_and(chomping));
+    }
+    let blanks = t[p..].iter().take_while(|&&c| is_blank(c)).count();
+    let mut end = p + blanks;
+    if blanks > 0 && t.get(end) == Some(&b'#') {
+        end += t[end..].iter().position(|&c| is_line_break(c)).unwrap_or(t.len() - end);
+    }
+    (end == t.len() || is_line_break(t[end])).then_some(end)
+}
+
+/// H8: where the value of an assignment whose name starts at `name_start` and whose value is a
+/// block scalar header ending at `header_end` ends: at the end of the last of the lines after
+/// it more indented (leading spaces) than the assignment's line, blank lines (spaces and tabs
+/// only) among them; at the header's end when there is none.
+fn block_scalar_end(t: &[u8], name_start: usize, header_end: usize) -> usize {
+    let indentation = |line: &[u8]| line.iter().take_while(|&&c| c == b' ').count();
+    let line_start = t[..name_start].iter().rposition(|&c| is_line_break(c)).map_or(0, |k| k + 1);
+    let own = indentation(&t[line_start..name_start]);
+    let mut end = header_end;
+    let mut p = header_end;
+    while p < t.len() {
+        p += if t[p..].starts_with(b"\r\n") { 2 } else { 1 };
+        let line_end = p + t[p..].iter().position(|&c| is_line_break(c)).unwrap_or(t.len() - p);
+        let line = &t[p..line_end];
+        p = line_end;
+        if line.iter().all(|&c| is_blank(c)) {
+            continue;
+        }
+        if indentation(line) <= own {
+            break;
+        }
+        end = line_end;
+    }
+    end
+}
+
 /// The element text of an XML element whose start tag ends at `p`: up to the next `<`, trimmed
 /// of spaces (U+0009 to U+000D, U+0020), unless nothing else is left; and where the search goes
 /// on after it (the `<`).
@@ -253,7 +302,13 @@ fn sensitive_assignment_at(t: &[u8], i: usize) -> Option<(Assignment, usize)> {
         NameForm::XmlTag => element_text(t, name.end)?,
         NameForm::Plain { .. } => {
             let (v, colon) = separator(t, name.end, name.form)?;
-            value_at(t, v, colon)
+            match block_scalar_header(t, v).filter(|_| colon) {
+                Some(header_end) => {
+                    let end = block_scalar_end(t, i, header_end);
+                    (v..end, end)
+                }
+                None => value_at(t, v, colon),
+            }
         }
     };
     (!value.is_empty()).then_some((Assignment { name: name.text, value }, next))
