@@ -10,6 +10,7 @@ import importlib
 import json
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 from types import ModuleType
 
@@ -67,9 +68,23 @@ def test_release_builds_checks_and_lists_every_artifact_with_its_digest(tmp_path
     assert sorted(p.name for p in out.iterdir()) == sorted(
         [*(e["file"] for e in manifest["artifacts"]), "manifest.json", "SHA256SUMS"]
     )
+    # the sdist holds the repository's files only: no local environment, cache or build output
+    # of the checkout it was built in (CI's clone holds .ci-venv, the frameworks' environments,
+    # the Rust build and the tests' caches)
+    sdist = next(e["file"] for e in manifest["artifacts"] if e["kind"] == "python-sdist")
+    with tarfile.open(out / sdist) as archive:
+        members = {m.name.split("/", 1)[1] for m in archive.getmembers() if m.isfile()}
+    assert sorted(members - _tracked_files() - {"PKG-INFO"}) == []
     # the npm pack step leaves nothing behind in the repository
     assert not (REPO / "conformance/adapters/js/vectors.bundle.json").exists()
     assert not (REPO / "conformance/adapters/js/LICENSE").exists()
+
+
+def _tracked_files() -> set[str]:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True
+    ).stdout.decode("utf-8")
+    return {name for name in listed.split("\0") if name}
 
 
 def test_output_directory_with_files_of_no_release_is_refused_and_left_alone(
