@@ -26,3 +26,11 @@ def test_ruff_finds_nothing() -> None:
 def test_reference_is_mypy_strict_clean() -> None:
     result = _run(sys.executable, "-m", "mypy", "--strict", "reference_impl/reasoning_replay")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_tools_are_mypy_strict_clean() -> None:
+    # The tools import each other and the reference through sys.path; mypy finds both, and
+    # pyproject's [tool.mypy] lets fast-agent's modules be missing (bench_vs_fast_agent.py runs
+    # in fast-agent's own environment).
+    result = _run(sys.executable, "-m", "mypy", "--strict", "tools")
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -64,10 +64,12 @@ def cluster(workers: int) -> tuple[Any, Any]:
     """A local cluster of ``workers`` one-thread worker processes, and its client."""
     import distributed  # noqa: PLC0415
 
-    local = distributed.LocalCluster(
+    # Dask's distributed is unannotated: its cluster and client are Any, from here on
+    dask: Any = distributed
+    local = dask.LocalCluster(
         n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
     )
-    return local, distributed.Client(local, set_as_default=False)
+    return local, dask.Client(local, set_as_default=False)
 
 
 def validate_trial(
@@ -81,7 +83,8 @@ def validate_trial(
     from reasoning_replay.history.validate_run import run_validate  # noqa: PLC0415
 
     def workers_cpu() -> float:
-        return sum(client.run(_cpu_s).values())
+        seconds: dict[str, float] = client.run(_cpu_s)  # each worker's address -> its _cpu_s()
+        return sum(seconds.values())
 
     def trial() -> float:
         before, client_before = workers_cpu(), _cpu_s()
@@ -131,7 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"store: {len(paths)} history files, {size / 1e6:.0f} MB, largest "
               f"{largest / 1e6:.1f} MB, in {root}", file=sys.stderr)  # fmt: skip
 
-        cpu = {name: {"client": [], "workers": []} for name in ("workers1", "workers2")}
+        cpu: dict[str, dict[str, list[float]]] = {
+            name: {"client": [], "workers": []} for name in ("workers1", "workers2")
+        }
         statuses: set[int] = set()
         methods: dict[str, Trial] = {}
         startup: dict[str, float] = {}

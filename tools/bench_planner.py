@@ -192,7 +192,7 @@ def recount(messages: Sequence[HistoryMessage], effort_changes: int) -> Composit
         types = {item.get("type") for item in message.items}
         if message.role == "assistant":
             composition.assistant_messages += 1
-            composition.replay_blocks += len(message.channels.get(REPLAY_CHANNEL, ()))
+            composition.replay_blocks += len(message.replay_blocks)
             composition.compactions += "compaction" in types
         elif "function_call_output" in types:
             composition.tool_results += 1

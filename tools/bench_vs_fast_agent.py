@@ -43,7 +43,7 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -71,6 +71,22 @@ DEFAULT_RUNS: Final = 5
 DESIRED: Final = "medium"
 
 
+def _texts(blocks: object) -> list[str]:
+    """The texts of a channel's blocks: a list of text blocks, as build_history makes them."""
+    if not isinstance(blocks, list):
+        raise RuntimeError(f"a channel holds {type(blocks).__name__}, not a list of blocks")
+    return [block["text"] for block in blocks]
+
+
+def _role(role: str) -> Literal["user", "assistant"]:
+    """A message's role as fast-agent types it (MCP's roles: build_history makes no other)."""
+    if role == "user":
+        return "user"
+    if role == "assistant":
+        return "assistant"
+    raise RuntimeError(f"no fast-agent role for {role!r}")
+
+
 def to_fast_agent(messages: Sequence[HistoryMessage]) -> list[PromptMessageExtended]:
     """The same history as fast-agent keeps it (untimed)."""
     converted: list[PromptMessageExtended] = []
@@ -79,7 +95,7 @@ def to_fast_agent(messages: Sequence[HistoryMessage]) -> list[PromptMessageExten
         tool_calls: dict[str, CallToolRequest] = {}
         tool_results: dict[str, CallToolResult] = {}
         channels: dict[str, list[Any]] = {
-            name: [TextContent(type="text", text=block["text"]) for block in blocks]  # type: ignore[index]
+            name: [TextContent(type="text", text=text) for text in _texts(blocks)]
             for name, blocks in message.channels.items()
         }
         for item in message.items:
@@ -109,7 +125,7 @@ def to_fast_agent(messages: Sequence[HistoryMessage]) -> list[PromptMessageExten
                 raise RuntimeError(f"no fast-agent form for {kind!r}")
         converted.append(
             PromptMessageExtended(
-                role=message.role,  # type: ignore[arg-type]
+                role=_role(message.role),
                 content=content,
                 tool_calls=tool_calls or None,
                 tool_results=tool_results or None,
@@ -160,7 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return list(build_replay_input(reference_history, target).input)
 
     def fast_agent_build() -> list[Any]:
-        return llm._convert_extended_messages_to_provider(fast_history)
+        items: list[Any] = llm._convert_extended_messages_to_provider(fast_history)
+        return items
 
     def reference_plan() -> list[Any]:
         plan = plan_request(reference_history, settings)
@@ -176,7 +193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             default_effort=DESIRED,
             convert=llm._convert_message_to_items,
         )
-        return llm._dedupe_input_items(items)
+        deduplicated: list[Any] = llm._dedupe_input_items(items)
+        return deduplicated
 
     pairs = {
         "build_input": (reference_build, fast_agent_build),

@@ -101,8 +101,8 @@ def load(name: str) -> Environment:
             check=str(data["check"]),
             version=str(data["version"]),
             adapter=tuple(str(part) for part in data["adapter"]),
-            python=tuple(data.get("python", (3, 11))),  # type: ignore[arg-type]
-            python_below=tuple(data.get("python_below", (4, 0))),  # type: ignore[arg-type]
+            python=tuple(data.get("python", (3, 11))),
+            python_below=tuple(data.get("python_below", (4, 0))),
             requirements=str(data.get("requirements", "requirements.txt")),
         )
     except (OSError, ValueError, KeyError, TypeError) as exc:

@@ -65,7 +65,8 @@ def python_jsonschema() -> Callable[[Any], bool]:
 
 
 def rust_jsonschema() -> Callable[[Any], bool]:
-    documents = schema_documents()
+    # jsonschema-rs takes each document as a dict; schema_documents gives read-only mappings
+    documents = {uri: dict(document) for uri, document in schema_documents().items()}
     registry = jsonschema_rs.Registry(list(documents.items()))
     validator = jsonschema_rs.validator_for(
         documents[ENVELOPE_SCHEMA_ID], registry=registry, offline=True

@@ -46,6 +46,7 @@ from reasoning_replay.diagnostics import Code
 from reasoning_replay.history import (
     export,
     history_files,
+    jsonspans,
     scan,
     text_forms,
     text_redaction,
@@ -2496,6 +2497,7 @@ def m_trailing_placement(p: Patcher) -> None:
             if item.get("type") == "configuration_update":
                 effective = item["reasoning"]["effort"]
         desired = overrides.desired_effort(settings.desired_effort, settings.metadata)
+        assert isinstance(desired, str)  # F8 admitted it: the model is update-capable
         if desired != effective:
             items.append(planner.configuration_update(desired))
         planned.request["input"] = items
@@ -3830,19 +3832,19 @@ def m_replacement_members_in_order(p: Patcher) -> None:
 @mutant("R2", "a replacement read from a text with a member named twice counts by its last value")
 def m_repeated_member_replacement_kept(p: Patcher) -> None:
     def is_replacement(node: Any, name: str) -> bool:
-        if not isinstance(node, scan.JObject):
+        if not isinstance(node, jsonspans.JObject):
             return False
         members = {m.name.value: m.value for m in node.members}  # last wins
         label = members.get("redacted")
         if members.keys() == {"redacted"}:
-            return isinstance(label, scan.JString) and label.value == name
+            return isinstance(label, jsonspans.JString) and label.value == name
         digest = members.get("sha256")
         return (
             members.keys() == {"redacted", "bytes", "sha256"}
-            and isinstance(label, scan.JString)
+            and isinstance(label, jsonspans.JString)
             and label.value == "encrypted_content"
             and text_redaction._is_count(members["bytes"])
-            and isinstance(digest, scan.JString)
+            and isinstance(digest, jsonspans.JString)
             and redaction.is_sha256_hex(digest.value)
         )
 
@@ -3967,25 +3969,25 @@ def _values_in_reading(*, length: Callable[[str], int] = len, names: bool = True
         stack: list[Any] = [value]
         while stack:
             current = stack.pop()
-            if isinstance(current, scan.JObject):
+            if isinstance(current, jsonspans.JObject):
                 pending: list[Any] = []
                 for member in current.members:
                     if names:
                         pending.append(member.name)
                     found = member.value
                     if scan.is_ciphertext_name(member.name.value) and isinstance(
-                        found, scan.JString
+                        found, jsonspans.JString
                     ):
                         if length(found.value) >= scan.MIN_CIPHERTEXT_CHARS:
                             pending.append(scan._Found(found.start, found.value))
                     else:
                         pending.append(found)
                 stack.extend(reversed(pending))
-            elif isinstance(current, scan.JArray):
+            elif isinstance(current, jsonspans.JArray):
                 stack.extend(reversed(current.elements))
             elif isinstance(current, scan._Found):
                 yield scan.Material(current.offset, current.value)
-            elif isinstance(current, scan.JString):
+            elif isinstance(current, jsonspans.JString):
                 for inner in scan.material(current.value, decodings):
                     yield scan.Material(current.start, inner.value)
 
@@ -4061,7 +4063,7 @@ def m_envelope_at_any_depth(p: Patcher) -> None:
     original = scan._raw_material
 
     def raw(text: str, decodings: int, decoded: list[scan.Decoded]) -> Iterator[scan.Material]:
-        value = scan.parse_whole(text)
+        value = jsonspans.parse_whole(text)
         if value is None or scan.is_envelope(value):
             yield from original(text, decodings, decoded)
             return
@@ -4069,12 +4071,12 @@ def m_envelope_at_any_depth(p: Patcher) -> None:
         stack: list[Any] = [value]
         while stack:
             current = stack.pop()
-            if isinstance(current, scan.JObject):
+            if isinstance(current, jsonspans.JObject):
                 if scan.is_envelope(current):
                     nested.append(current)
                     continue
                 stack.extend(m.value for m in current.members)
-            elif isinstance(current, scan.JArray):
+            elif isinstance(current, jsonspans.JArray):
                 stack.extend(current.elements)
         if not nested:
             yield from original(text, decodings, decoded)
@@ -4088,9 +4090,9 @@ def m_envelope_at_any_depth(p: Patcher) -> None:
 @mutant("H8", "an envelope holds its ciphertext in item only, under the exact name")
 def m_envelope_ciphertext_in_item_only(p: Patcher) -> None:
     def holds(value: Any) -> bool:
-        item = value.last("item") if isinstance(value, scan.JObject) else None
-        found = item.last("encrypted_content") if isinstance(item, scan.JObject) else None
-        return isinstance(found, scan.JString) and bool(found.value)
+        item = value.last("item") if isinstance(value, jsonspans.JObject) else None
+        found = item.last("encrypted_content") if isinstance(item, jsonspans.JObject) else None
+        return isinstance(found, jsonspans.JString) and bool(found.value)
 
     p.set(scan, "_holds_ciphertext", holds)
 

@@ -178,7 +178,7 @@ def _open_for_lock(temporary: Path) -> int | None:
     return None
 
 
-def _write_all(fd: int, data: bytes | memoryview) -> None:
+def _write_all(fd: int, data: bytes | bytearray | memoryview) -> None:
     # os.write may write less than asked (signals, quotas): loop until all is written.
     view = memoryview(data)
     while view:
@@ -315,7 +315,7 @@ class Replacement:
             raise ValueError("the replacement is already committed or discarded")
         return self._fd
 
-    def write(self, data: bytes | memoryview) -> None:
+    def write(self, data: bytes | bytearray | memoryview) -> None:
         _write_all(self.fileno(), data)
 
     def commit(self) -> None:

@@ -21,7 +21,13 @@ from payload_corpus import (
     raw_snapshot_text,
     sdk_output_item,
 )
-from reasoning_replay import DISPLAY_CHANNEL, REPLAY_CHANNEL, Code, parse_reasoning_replay_envelope
+from reasoning_replay import (
+    DISPLAY_CHANNEL,
+    REPLAY_CHANNEL,
+    Code,
+    HistoryMessage,
+    parse_reasoning_replay_envelope,
+)
 from reasoning_replay.history.history_files import HistoryFileProblem, parse_history_file
 
 FORMS: Final = (StoredForm.RAW, StoredForm.CANONICAL, StoredForm.LEGACY)
@@ -139,6 +145,12 @@ def read_block(block: object) -> Block | str:
     return Block(StoredForm.RAW, texts, ciphertext, _summary_texts(value.get("summary")))
 
 
+def _channel_blocks(message: HistoryMessage, name: str) -> Sequence[object]:
+    """A channel's blocks: an array in a file parse_history_file has read (SPEC H1)."""
+    blocks = message.channels.get(name, ())
+    return blocks if isinstance(blocks, list | tuple) else ()
+
+
 def _block_texts(blocks: Sequence[object]) -> tuple[str, ...]:
     return tuple(
         b["text"]
@@ -160,8 +172,8 @@ def read_task(path: Path) -> Task | UnreadableFile:
     derived = 0
     messages = []
     for history_message in parsed.messages:
-        raw_blocks = history_message.channels.get(REPLAY_CHANNEL, ())
-        display = _block_texts(history_message.channels.get(DISPLAY_CHANNEL, ()))
+        raw_blocks = _channel_blocks(history_message, REPLAY_CHANNEL)
+        display = _block_texts(_channel_blocks(history_message, DISPLAY_CHANNEL))
         if history_message.role != "assistant":
             if raw_blocks:
                 skipped[Code.REPLAY_CHANNEL_MISPLACED.value] += len(raw_blocks)
