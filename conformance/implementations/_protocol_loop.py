@@ -54,6 +54,14 @@ def skipped(reason: str) -> Reply:
     return Reply({"skipped": {"reason": reason}})
 
 
+def defaults_output(body: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``defaults`` output from the request body the framework sent: every member but the
+    conversation (``input``) and the transport's ``stream`` (PROTOCOL.md, ``defaults``)."""
+    return {
+        "request": {name: value for name, value in body.items() if name not in ("input", "stream")}
+    }
+
+
 class Refused(Exception):
     """The framework raised before it sent the request: its verdict, a rejection ``RAISED``."""
 

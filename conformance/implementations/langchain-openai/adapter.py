@@ -66,7 +66,7 @@ from typing import Any, Final
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # the modules the adapters share
 from _dedupe_by_replay import dedupe_by_replay
-from _protocol_loop import Adapter, Refused, main, skipped
+from _protocol_loop import Adapter, Refused, defaults_output, main, skipped
 
 DEFAULT_TARGET: Final = "openai"
 INCLUDE: Final = ["reasoning.encrypted_content"]
@@ -413,9 +413,7 @@ def op_defaults(lc: LangChain, data: Mapping[str, Any]) -> dict[str, Any]:
     model = chat_model(lc, data["target_provider"], transport, model=data["model"])
     invoke(model, [lc.m.HumanMessage("hello")])
     body = recorded_request(transport)
-    return {
-        "request": {name: value for name, value in body.items() if name not in ("input", "stream")}
-    }
+    return defaults_output(body)
 
 
 ADAPTER: Final = Adapter(

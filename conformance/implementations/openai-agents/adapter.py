@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any, Final
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # the modules the adapters share
-from _protocol_loop import Adapter, Refused, Reply, main, skipped
+from _protocol_loop import Adapter, Refused, Reply, defaults_output, main, skipped
 
 DEFAULT_TARGET: Final = "openai"
 # Where a user points the client for each target provider of the suite: every one is a Responses
@@ -583,9 +583,7 @@ def op_defaults(oa: OpenAIAgents, data: Mapping[str, Any]) -> dict[str, Any]:
         warnings.simplefilter("ignore")
         asyncio.run(go())
     body = recorder.bodies[0]
-    return {
-        "request": {name: value for name, value in body.items() if name not in ("input", "stream")}
-    }
+    return defaults_output(body)
 
 
 ADAPTER: Final = Adapter(

@@ -59,7 +59,7 @@ from typing import Any, Final
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # the modules the adapters share
 from _dedupe_by_replay import dedupe_by_replay
-from _protocol_loop import Adapter, Refused, Reply, main, skipped
+from _protocol_loop import Adapter, Refused, Reply, defaults_output, main, skipped
 
 DEFAULT_TARGET: Final = "openai"
 # A model for the requests of ``replay`` and ``dedupe``, whose vectors name none: one of
@@ -582,9 +582,7 @@ def op_defaults(pa: PydanticAI, data: Mapping[str, Any]) -> dict[str, Any]:
     messages = [pa.m.ModelRequest(parts=[pa.m.UserPromptPart("hello")])]
     send(pa, model, messages, None)
     body = recorded_request(recorder)
-    return {
-        "request": {name: value for name, value in body.items() if name not in ("input", "stream")}
-    }
+    return defaults_output(body)
 
 
 ADAPTER: Final = Adapter(

@@ -45,6 +45,7 @@ from reasoning_replay.history.store_urls import MissingExtraError
 from reasoning_replay.history.validate_run import (
     FileResult,
     Target,
+    file_batches,
     unreadable_result,
     validate_target,
 )
@@ -90,21 +91,6 @@ def validate_batch(
     """One task, on a worker: each file read there and validated, as a local run does."""
     results = [validate_target(t, provider, provider_names, places=places) for t in batch]
     return BatchResult(_version(), results)
-
-
-def file_batches(targets: Iterable[Target]) -> Iterator[list[Target]]:
-    """Targets in the walk's order, cut into tasks of :data:`BATCH_FILES` files or
-    :data:`BATCH_BYTES` bytes."""
-    batch: list[Target] = []
-    size = 0
-    for target in targets:
-        batch.append(target)
-        size += target.size
-        if len(batch) >= BATCH_FILES or size >= BATCH_BYTES:
-            yield batch
-            batch, size = [], 0
-    if batch:
-        yield batch
 
 
 def _shipped(target: Target) -> Target:
@@ -164,7 +150,7 @@ class DaskEngine:
     ) -> Iterator[FileResult]:
         """Every target's result, in the order of ``targets``."""
         task = (provider, provider_names, places)
-        batches = enumerate(file_batches(targets))
+        batches = enumerate(file_batches(targets, BATCH_FILES, BATCH_BYTES))
         completed = _distributed().as_completed(loop=self._client.loop)
         in_flight: dict[Any, tuple[int, list[Target]]] = {}
         ready: dict[int, list[FileResult]] = {}

@@ -305,17 +305,21 @@ def _validate_chunk(
     return [validate_target(target, provider, provider_names, places=places) for target in chunk]
 
 
-def _chunks(targets: Iterable[Target]) -> Iterator[list[Target]]:
-    chunk: list[Target] = []
+def file_batches(
+    targets: Iterable[Target], max_files: int, max_bytes: int
+) -> Iterator[list[Target]]:
+    """Targets in the walk's order, cut into tasks of ``max_files`` files or about ``max_bytes``
+    bytes (a local pool's chunks, a cluster's batches)."""
+    batch: list[Target] = []
     size = 0
     for target in targets:
-        chunk.append(target)
+        batch.append(target)
         size += target.size
-        if len(chunk) >= _CHUNK_FILES or size >= _CHUNK_BYTES:
-            yield chunk
-            chunk, size = [], 0
-    if chunk:
-        yield chunk
+        if len(batch) >= max_files or size >= max_bytes:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
 
 
 def usable_cpus() -> int:
@@ -347,7 +351,7 @@ def validate_all(
     at most ``4 * workers`` batches are in flight, so neither the pending files nor the finished
     reports pile up. Only the first ``min(jobs, CPUs)`` batches are read ahead to count them.
     """
-    batches = _chunks(targets)
+    batches = file_batches(targets, _CHUNK_FILES, _CHUNK_BYTES)
     wanted = min(jobs, usable_cpus())
     ahead = list(itertools.islice(batches, wanted)) if wanted > 1 else []
     workers = worker_count(jobs, len(ahead), wanted)
