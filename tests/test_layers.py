@@ -71,7 +71,7 @@ UPWARD_IMPORTS: Final[Mapping[tuple[str, str], str]] = {
     ),
     ("history.report_formats", "suite"): "the reports name the runner's version (runner_version)",
     ("history.report_formats", "suite.specdoc"): "SARIF's rules are read from SPEC.md",
-    ("history.distributed", "suite"): "a Dask task checks the worker's runner_version",
+    ("history.distributed", "suite"): "a Dask task's result carries the worker's runner_version",
 }
 
 # Modules over MAX_LINES, each with its reason. The coordinator trims this list as the splits of
