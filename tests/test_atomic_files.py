@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 from reasoning_replay import atomic_files
 from reasoning_replay.atomic_files import (
-    NotARegularFileError,
     Replacement,
     replace_file,
     sweep_temporary_files,
     temporary_files_for,
     temporary_name,
 )
+from reasoning_replay.file_kinds import NotARegularFileError
 from reasoning_replay.history.persistence import write_private_atomic
 
 

@@ -15,16 +15,10 @@ import pytest
 from fakes.suite_fixture import case, write_suite
 from reasoning_replay.operations import dispatch
 from reasoning_replay.suite import schemas
+from reasoning_replay.suite.applicability import applicability, case_form
 from reasoning_replay.suite.cases import vector_cases
 from reasoning_replay.suite.check import check_suite
-from reasoning_replay.suite.forms import (
-    Form,
-    HistoryFormat,
-    applicability,
-    case_form,
-    form_tags,
-    tagged_form,
-)
+from reasoning_replay.suite.forms import Form, HistoryFormat, form_tags, tagged_form
 from reasoning_replay.suite.implementation import Exchange
 from reasoning_replay.suite.inprocess import InProcessImplementation
 from reasoning_replay.suite.items_form import (

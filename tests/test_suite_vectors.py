@@ -9,16 +9,15 @@ from typing import Any
 import pytest
 import yaml
 from fakes.suite_fixture import case, write_suite
-from reasoning_replay.suite import protocol, vectors
+from reasoning_replay.suite import protocol, safe_yaml, vectors
 from reasoning_replay.suite.expectations import parse_expectations
+from reasoning_replay.suite.safe_yaml import MAX_ALIAS_EXPANSION
+from reasoning_replay.suite.selection import Selection, select
 from reasoning_replay.suite.vectors import (
-    MAX_ALIAS_EXPANSION,
-    Selection,
     bundle_text,
     load_bundle,
     load_suite,
     load_vector_dirs,
-    select,
     suite_hash,
 )
 
@@ -128,10 +127,10 @@ def test_a_key_written_twice_in_a_vector_file_is_a_named_problem(tmp_path: Path)
 )
 def test_duplicate_keys_are_found_by_tag_and_value(text: str, twice: bool) -> None:
     if twice:
-        with pytest.raises(vectors.YAMLDuplicateKeyError, match="written twice"):
-            vectors.load_yaml(text)
+        with pytest.raises(safe_yaml.YAMLDuplicateKeyError, match="written twice"):
+            safe_yaml.load_yaml(text)
     else:
-        assert vectors.load_yaml(text) is not None
+        assert safe_yaml.load_yaml(text) is not None
 
 
 def test_aliases_within_the_bound_load_as_their_values(tmp_path: Path) -> None:
@@ -231,8 +230,8 @@ def test_load_suite_uses_a_fresh_bundle_and_ignores_a_stale_one(tmp_path: Path) 
     assert [c.id for c in load_suite([vectors]).cases] == ["e/x", "e/z"]
 
 
-@pytest.mark.parametrize("loader", [yaml.SafeLoader, vectors._Loader], ids=["python", "default"])
+@pytest.mark.parametrize("loader", [yaml.SafeLoader, safe_yaml._Loader], ids=["python", "default"])
 def test_alias_bound_holds_for_either_yaml_loader(loader: type[Any]) -> None:
-    with pytest.raises(vectors.YAMLAliasError, match="aliases expand"):
-        vectors.load_yaml(billion_laughs(), loader)
-    assert vectors.load_yaml("a: &x [1, 2]\nb: *x\n", loader) == {"a": [1, 2], "b": [1, 2]}
+    with pytest.raises(safe_yaml.YAMLAliasError, match="aliases expand"):
+        safe_yaml.load_yaml(billion_laughs(), loader)
+    assert safe_yaml.load_yaml("a: &x [1, 2]\nb: *x\n", loader) == {"a": [1, 2], "b": [1, 2]}

@@ -16,13 +16,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from reasoning_replay.cli.main import main
 from reasoning_replay.diagnostics import Code
+from reasoning_replay.history.permission_fixes import tighten
 from reasoning_replay.history.report_formats import TextWriter as TextReport
-from reasoning_replay.history.validate_run import (
-    PROGRESS_MIN_FILES,
-    run_validate,
-    tighten,
-    worker_count,
-)
+from reasoning_replay.history.validate_jobs import worker_count
+from reasoning_replay.history.validate_run import PROGRESS_MIN_FILES, run_validate
 from reasoning_replay.history.validation import Severity, severity_of
 from support import envelope_text, history_of_blocks, validate_report_records
 

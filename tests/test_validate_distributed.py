@@ -33,12 +33,9 @@ from reasoning_replay.history.distributed import (  # noqa: E402
     DaskEngine,
     EngineError,
 )
+from reasoning_replay.history.file_results import Target  # noqa: E402
 from reasoning_replay.history.report_formats import TextWriter  # noqa: E402
-from reasoning_replay.history.validate_run import (  # noqa: E402
-    PROGRESS_MIN_FILES,
-    Target,
-    run_validate,
-)
+from reasoning_replay.history.validate_run import PROGRESS_MIN_FILES, run_validate  # noqa: E402
 from reasoning_replay.record.providers import REGISTRY_ONLY  # noqa: E402
 from support import envelope_text, history_of_blocks  # noqa: E402
 

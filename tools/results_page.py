@@ -41,7 +41,8 @@ from known_implementations import REPO, Known, directory_of, known, sort_key
 from reasoning_replay.atomic_files import replace_file
 from reasoning_replay.history.log_redaction import redact_structure, redact_text
 from reasoning_replay.operations import OPERATIONS
-from reasoning_replay.suite.forms import Form, case_form
+from reasoning_replay.suite.applicability import case_form
+from reasoning_replay.suite.forms import Form
 from reasoning_replay.suite.vectors import Suite, load_suite
 from rule_families import (
     COLUMNS,

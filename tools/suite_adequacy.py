@@ -52,7 +52,7 @@ from reasoning_replay.history import (
     text_redaction,
     validation,
 )
-from reasoning_replay.history.validate_run import usable_cpus, worker_count
+from reasoning_replay.history.validate_jobs import usable_cpus, worker_count
 from reasoning_replay.operations import OperationResult
 from reasoning_replay.ordering import cache_state, overrides, planner
 from reasoning_replay.ordering.cache_state import ALLOWED_EFFORTS

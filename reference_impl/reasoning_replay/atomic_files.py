@@ -41,6 +41,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final
 
+from reasoning_replay.file_kinds import NotARegularFileError
+
 TEMP_SUFFIX: Final = ".tmp"
 NEW_FILE_MODE: Final = 0o666  # what open() creates, less the umask: files that hold no secret
 PERMISSION_BITS: Final = 0o777  # a replacement never carries setuid, setgid or sticky bits
@@ -49,33 +51,11 @@ _PROC_FD: Final = "/proc/self/fd"
 # O_TMPFILE refused by the filesystem (EOPNOTSUPP), or unknown to an old kernel (EISDIR, EINVAL)
 _NO_TMPFILE: Final = frozenset((errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL))
 _CREATE_ATTEMPTS: Final = 16  # fresh names for a named temporary file (see _create_named)
-_KINDS: Final = (
-    (stat.S_ISREG, "a regular file"),
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISLNK, "a symbolic link"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
 
 # The temporary names this process is writing: its own sweeps never take them for abandoned
 # (where flock is emulated by per-process locks, a thread would not see another one's lock).
 _writing: set[str] = set()
 _writing_lock = threading.Lock()
-
-
-def kind_of(mode: int) -> str:
-    """What a ``st_mode`` is, for people: ``"a FIFO"``, ``"a symbolic link"``, ..."""
-    return next((name for test, name in _KINDS if test(mode)), "a special file")
-
-
-class NotARegularFileError(OSError):
-    """A path names something other than a regular file where only one will do."""
-
-    def __init__(self, path: Path | str, mode: int) -> None:
-        super().__init__(errno.EINVAL, f"not a regular file ({kind_of(mode)})", os.fspath(path))
-        self.mode = mode
 
 
 def existing_mode(path: Path) -> int | None:

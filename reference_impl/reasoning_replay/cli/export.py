@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from reasoning_replay.diagnostics import Code
+from reasoning_replay.history.display_paths import display_path
 from reasoning_replay.history.export import (
     RESUMABLE_WARNING,
     ExportMode,
@@ -21,7 +22,7 @@ from reasoning_replay.history.export import (
 )
 from reasoning_replay.history.history_files import HistoryFileProblem
 from reasoning_replay.history.persistence import write_private_atomic
-from reasoning_replay.history.safe_files import display_path, output_problem, read_regular
+from reasoning_replay.history.safe_files import output_problem, read_regular
 
 EXIT_OK = 0
 EXIT_NOT_HISTORY = 1

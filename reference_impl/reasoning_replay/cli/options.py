@@ -19,9 +19,9 @@ from reasoning_replay.suite.forms import HistoryFormat
 from reasoning_replay.suite.implementation import Implementation
 from reasoning_replay.suite.inprocess import InProcessImplementation
 from reasoning_replay.suite.reports import Repro
+from reasoning_replay.suite.selection import Selection
 from reasoning_replay.suite.vectors import (
     LEVELS,
-    Selection,
     Suite,
     load_suite,
 )

@@ -33,9 +33,7 @@ from reasoning_replay.suite.reports import (
     write_report,
 )
 from reasoning_replay.suite.runner import run_cases
-from reasoning_replay.suite.vectors import (
-    select,
-)
+from reasoning_replay.suite.selection import select
 
 from .options import (
     EXIT_OK,

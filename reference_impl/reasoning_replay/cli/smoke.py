@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from reasoning_replay.suite import protocol
-from reasoning_replay.suite.forms import HistoryFormat, applicability, prepared_case
+from reasoning_replay.suite.applicability import applicability, prepared_case
+from reasoning_replay.suite.forms import HistoryFormat
 from reasoning_replay.suite.governed import governed_reply
 from reasoning_replay.suite.outcomes import Outcome, judge
 from reasoning_replay.suite.protocol import (

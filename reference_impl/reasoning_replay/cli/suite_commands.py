@@ -11,19 +11,19 @@ from typing import Any, TextIO
 from reasoning_replay.atomic_files import replace_file
 from reasoning_replay.resources import data_path
 from reasoning_replay.suite import protocol
-from reasoning_replay.suite.check import check_suite
-from reasoning_replay.suite.forms import (
+from reasoning_replay.suite.applicability import (
     applicability,
     case_form,
     prepared_case,
 )
+from reasoning_replay.suite.check import check_suite
+from reasoning_replay.suite.selection import select
 from reasoning_replay.suite.vectors import (
     BUNDLE_NAME,
     Case,
     Suite,
     bundle_text,
     load_vector_dirs,
-    select,
 )
 
 from .options import (

@@ -8,7 +8,7 @@ over any file it must not harm (issue 12), and put in place whole when the run e
 was.
 
 ``--jobs N`` asks for up to N worker processes; a run never starts more than there are usable
-CPUs or batches of files (:func:`reasoning_replay.history.validate_run.worker_count`), so a
+CPUs or batches of files (:func:`reasoning_replay.history.validate_jobs.worker_count`), so a
 huge N costs nothing, and N below 1 is a usage error.
 
 A PATH may be an fsspec URL (:mod:`reasoning_replay.history.store_urls`); ``--scheduler ADDRESS``
@@ -32,14 +32,16 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from reasoning_replay.atomic_files import Replacement
+from reasoning_replay.history.display_paths import display_path
 from reasoning_replay.history.distributed import EngineError, dask_engine
 from reasoning_replay.history.path_patterns import (
     ExcludePatterns,
     InvalidPattern,
     exclude_patterns,
 )
+from reasoning_replay.history.permission_fixes import PERMISSION_POLICIES
 from reasoning_replay.history.report_formats import VALIDATE_FORMATS, make_writer
-from reasoning_replay.history.safe_files import display_path, output_problem
+from reasoning_replay.history.safe_files import output_problem
 from reasoning_replay.history.store_urls import (
     MissingExtraError,
     file_url_path,
@@ -47,7 +49,7 @@ from reasoning_replay.history.store_urls import (
     is_store_url,
     url_problem,
 )
-from reasoning_replay.history.validate_run import PERMISSION_POLICIES, Engine, run_validate
+from reasoning_replay.history.validate_run import Engine, run_validate
 from reasoning_replay.record.providers import (
     ProviderNames,
     ProviderNamesError,

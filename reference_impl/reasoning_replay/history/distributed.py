@@ -4,7 +4,7 @@ cluster (SPEC §10.2), with the findings, counts and reports of a local run.
 Dask schedules; this module only says what a task is and puts the results in order. The walk,
 the permission policy and fixes, the totals and the report stay in the command's process
 (:func:`reasoning_replay.history.validate_run.run_validate`); each task validates a batch of files
-on a worker (:func:`validate_batch`, the same :func:`~reasoning_replay.history.validate_run.
+on a worker (:func:`validate_batch`, the same :func:`~reasoning_replay.history.file_results.
 validate_target` a local run calls), reading them there, and returns their results: findings and
 counts, never a file's bytes. The client keeps at most :attr:`DaskEngine.window` batches between
 the walk and the report, takes results as they complete (``distributed.as_completed``) and yields
@@ -41,14 +41,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
-from reasoning_replay.history.store_urls import MissingExtraError
-from reasoning_replay.history.validate_run import (
+from reasoning_replay.history.file_results import (
     FileResult,
     Target,
-    file_batches,
     unreadable_result,
     validate_target,
 )
+from reasoning_replay.history.store_urls import MissingExtraError
+from reasoning_replay.history.validate_jobs import file_batches
 from reasoning_replay.record.providers import ProviderNames
 from reasoning_replay.suite import runner_version
 

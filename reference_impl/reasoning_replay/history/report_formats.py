@@ -24,25 +24,18 @@ from typing import Any, Final, TextIO
 from urllib.parse import quote
 
 from reasoning_replay.diagnostics import Code
+from reasoning_replay.history.display_paths import display_path
+from reasoning_replay.history.file_results import FileResult, Target, located_findings
 from reasoning_replay.history.finding_places import (
     FILE_START,
     BlockKey,
     BlockPlace,
     block_key,
 )
-from reasoning_replay.history.safe_files import display_path
+from reasoning_replay.history.permission_fixes import PERMISSION_CODES, Fix, is_fixed
 from reasoning_replay.history.scan import FileScan
 from reasoning_replay.history.store_urls import is_store_url
-from reasoning_replay.history.validate_run import (
-    PERMISSION_CODES,
-    FileResult,
-    Fix,
-    Target,
-    Totals,
-    Writer,
-    is_fixed,
-    located_findings,
-)
+from reasoning_replay.history.validate_run import Totals, Writer
 from reasoning_replay.history.validation import Finding, Severity
 from reasoning_replay.resources import data_path
 from reasoning_replay.suite import runner_version

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Final
 
 # Re-exported: the history tools name the error from here, where files are opened.
-from reasoning_replay.atomic_files import NotARegularFileError as NotARegularFileError  # noqa: PLC0414
-from reasoning_replay.atomic_files import kind_of
+from reasoning_replay.file_kinds import NotARegularFileError as NotARegularFileError  # noqa: PLC0414
+from reasoning_replay.file_kinds import kind_of
 
 _READ_FLAGS: Final = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
@@ -71,16 +71,6 @@ def output_problem(path: Path, inputs: tuple[os.stat_result, ...] = ()) -> str |
     if any((status.st_dev, status.st_ino) == (s.st_dev, s.st_ino) for s in inputs):
         return "it is the input file"
     return None
-
-
-def display_path(path: Path | str) -> str:
-    """A path as text that any output can carry: bytes that are not UTF-8 (file names are
-    bytes on POSIX) are written as ``\\xNN`` escapes, and a secret in the name (``token=...``,
-    a ciphertext) is redacted as any text is (SPEC H7: no output echoes one)."""
-    from .text_redaction import redact_text  # noqa: PLC0415 - text_redaction reads files' names too
-
-    raw = os.fsencode(path)
-    return redact_text(raw.decode("utf-8", errors="backslashreplace"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """The walk of a store named by an fsspec URL (SPEC H1, H3): the rules of the local walk.
 
-A store is walked as :class:`reasoning_replay.history.validate_run` walks a directory, so that
+A store is walked as :class:`reasoning_replay.history.walk.Walk` walks a directory, so that
 one set of files gives one report wherever it is kept: directories depth first, entries in name
 order, a directory's files before its subdirectories; ``*.json`` files named as SPEC H1 names a
 session directory's files are histories (``session.json`` for its permissions only), any other
@@ -22,19 +22,17 @@ import posixpath
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from reasoning_replay.history.file_results import Target
 from reasoning_replay.history.path_patterns import ExcludePatterns
-from reasoning_replay.history.store_urls import open_store
-from reasoning_replay.history.validate_run import (
+from reasoning_replay.history.session_files import (
     SESSION_FILE_MAX_BYTES,
-    Target,
+    SESSION_FILE_NAME,
     is_history_name,
     is_session_dir,
-)
-from reasoning_replay.history.validation import (
-    SESSION_FILE_NAME,
     provider_of_file,
     session_providers,
 )
+from reasoning_replay.history.store_urls import open_store
 
 
 def _name(entry: Mapping[str, Any]) -> str:

@@ -8,10 +8,9 @@ bits; reading files, walking directories and fixing modes belong to a run
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from pathlib import PurePath
 from typing import Any, Final, TypeAlias
 
 from reasoning_replay.diagnostics import Code
@@ -28,8 +27,8 @@ from reasoning_replay.record.providers import REGISTRY_ONLY, ProviderNames
 from reasoning_replay.record.reader import parse_reasoning_replay_envelope
 
 from .history_files import HistoryFileProblem, MessageChannels, read_message_channels
+from .session_files import is_session_file
 
-SESSION_FILE_NAME: Final = "session.json"  # SPEC H1: metadata, checked for permissions only
 GROUP_OTHER_BITS: Final = 0o077  # SPEC H4
 
 
@@ -139,46 +138,6 @@ class FileReport:
             "replays_as_stored": self.replays_as_stored,
             "provider_mismatch": self.provider_mismatch,
         }
-
-
-def is_session_file(file_name: str | None) -> bool:
-    """``session.json`` is metadata, private all the same (SPEC H1, H4)."""
-    return file_name is not None and PurePath(file_name).name == SESSION_FILE_NAME
-
-
-def session_providers(session: object) -> dict[str, str]:
-    """SPEC H3, D1: the provider each history file of a session directory was written with, as
-    its ``session.json`` records it (fast-agent: ``continuation.agents.<name>.provider``, with
-    ``history_file`` naming the agent's file), keyed by file name and by agent name. Anything
-    that is not of that shape records nothing."""
-    continuation = session.get("continuation") if isinstance(session, dict) else None
-    agents = continuation.get("agents") if isinstance(continuation, dict) else None
-    providers: dict[str, str] = {}
-    if not isinstance(agents, dict):
-        return providers
-    for name, agent in agents.items():
-        provider = agent.get("provider") if isinstance(agent, dict) else None
-        if not isinstance(provider, str):
-            continue
-        providers.setdefault(f"agent:{name}", provider)
-        history_file = agent.get("history_file")
-        if isinstance(history_file, str):
-            providers.setdefault(f"file:{PurePath(history_file).name}", provider)
-    return providers
-
-
-def provider_of_file(file_name: str, providers: Mapping[str, str]) -> str | None:
-    """The recorded provider of ``history_<agent>.json`` or ``history_<agent>_previous.json``
-    (:func:`session_providers`): by the agent's ``history_file``, else by the agent name in the
-    file name; None when nothing matches (the validator's configured provider applies)."""
-    by_file = providers.get(f"file:{file_name}")
-    if by_file is not None:
-        return by_file
-    if not (file_name.startswith("history_") and file_name.endswith(".json")):
-        return None
-    agent = file_name.removeprefix("history_").removesuffix(".json").removesuffix("_previous")
-    current = providers.get(f"file:history_{agent}.json")
-    return current if current is not None else providers.get(f"agent:{agent}")
 
 
 def permission_findings(file_mode: int | None, directory_mode: int | None) -> list[Finding]:

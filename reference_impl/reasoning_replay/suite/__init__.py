@@ -11,14 +11,12 @@ compute a vector's form and convert it into the items form (SPEC CL3, CL4).
 from __future__ import annotations
 
 import warnings
-from importlib import metadata
 from typing import TYPE_CHECKING, Any
+
+from .identity import PROTOCOL_VERSION, RUNNER_NAME, runner_version
 
 if TYPE_CHECKING:
     from .cases import PARTS, assert_case, pytest_cases, vector_cases
-
-RUNNER_NAME = "reasoning-replay-conformance"
-PROTOCOL_VERSION = 1  # versions.json states it; tests/test_versions.py keeps the two equal
 
 __all__ = [
     "PARTS",
@@ -49,11 +47,3 @@ def __getattr__(name: str) -> Any:
 
         return PARTS
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def runner_version() -> str:
-    """The installed distribution's version; the runner is versioned with the package."""
-    try:
-        return metadata.version("reasoning-replay")
-    except metadata.PackageNotFoundError:  # a bare source checkout on sys.path
-        return "0+unknown"

@@ -26,12 +26,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 from reasoning_replay.resources import data_path
 
-from .forms import Form, HistoryFormat, applicability, case_form, prepared_case, unjudged_members
+from .applicability import applicability, case_form, prepared_case, unjudged_members
+from .forms import Form, HistoryFormat
 from .governed import governed_reply
 from .outcomes import Outcome
 from .profiles import Profile, judge_in
 from .protocol import OutputReply, RejectReply
-from .vectors import BUNDLE_NAME, LEVELS, Case, Selection, load_bundle, select
+from .selection import Selection, select
+from .vectors import BUNDLE_NAME, LEVELS, Case, load_bundle
 
 if TYPE_CHECKING:  # pytest is the caller's dependency, imported only when params are asked for
     from _pytest.mark.structures import ParameterSet

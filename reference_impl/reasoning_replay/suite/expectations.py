@@ -21,7 +21,8 @@ import yaml
 from . import schemas
 from .outcomes import FAILING, Detail, Outcome, Verdict
 from .profiles import PROFILES, Profile
-from .vectors import Case, load_yaml
+from .safe_yaml import load_yaml
+from .vectors import Case
 
 _GLOB_CHARS: Final = frozenset("*?[")
 

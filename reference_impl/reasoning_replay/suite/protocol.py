@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from . import PROTOCOL_VERSION, jsontext, schemas
+from . import jsontext, schemas
+from .identity import PROTOCOL_VERSION
 from .vectors import Case
 
 BASE64_SUFFIX: Final = "_base64"

@@ -22,7 +22,8 @@ from typing import Any, Final
 import yaml
 
 from . import schemas
-from .vectors import MAX_VECTOR_FILE, Suite, first_non_json, load_yaml
+from .safe_yaml import load_yaml
+from .vectors import MAX_VECTOR_FILE, Suite, first_non_json
 
 READINGS_DIR: Final = "readings"  # beside vectors/, in the conformance directory
 ADEQUACY_TOOL: Final = Path("tools", "suite_adequacy.py")  # relative to SPEC.md's directory

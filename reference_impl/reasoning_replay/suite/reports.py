@@ -21,9 +21,10 @@ import yaml
 from reasoning_replay.atomic_files import replace_file
 
 from . import PROTOCOL_VERSION, RUNNER_NAME, jsontext, runner_version
+from .applicability import case_form
 from .compare import ABSENT
 from .expectations import StaleEntry
-from .forms import Form, HistoryFormat, case_form
+from .forms import Form, HistoryFormat
 from .outcomes import UNEXPECTED, Outcome
 from .runner import CaseResult, RunResult, handshake_message
 from .vectors import LEVELS

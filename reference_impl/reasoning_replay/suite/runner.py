@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Final
 
 from . import protocol
+from .applicability import applicability, prepared_case, unjudged_members
 from .compare import ABSENT
 from .expectations import (
     NO_EXPECTATIONS,
@@ -33,12 +34,7 @@ from .expectations import (
     skip_verdict,
     stale_entries,
 )
-from .forms import (
-    HistoryFormat,
-    applicability,
-    prepared_case,
-    unjudged_members,
-)
+from .forms import HistoryFormat
 from .governed import governed_reply
 from .implementation import Exchange, Implementation
 from .outcomes import UNEXPECTED, Detail, Outcome, Verdict, output_differs

@@ -17,7 +17,7 @@ from typing import Final
 import yaml
 
 from . import schemas
-from .vectors import load_yaml
+from .safe_yaml import load_yaml
 
 TRACEABILITY_NAME: Final = "traceability.yaml"
 

@@ -1,4 +1,4 @@
-"""Vector files (SPEC §13): loading, validation, ids and aliases, selection, and the JSON bundle.
+"""Vector files (SPEC §13): loading, validation, ids and aliases, and the JSON bundle.
 
 A suite is a set of vector directories (``conformance/vectors`` by default). Each YAML file holds
 cases; a case is an operation input plus exactly one expectation (an output object or a reject
@@ -12,128 +12,21 @@ import hashlib
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Final
 
 import yaml
 
 from . import jsontext, schemas
+from .safe_yaml import YAMLDuplicateKeyError, load_yaml_any_escape
 
 LEVELS: Final = ("MUST", "SHOULD", "MAY")
 BUNDLE_FORMAT: Final = 1
 BUNDLE_NAME: Final = "vectors.bundle.json"
 UNVERSIONED: Final = "unversioned"
 
-# A YAML alias repeats a subtree without copying it, so a few hundred bytes can stand for 10^9
-# nodes ("billion laughs") that every later walk (JSON check, schema, requests) would visit.
-# The bundled vectors expand by a few dozen nodes; anything past this bound is refused.
-MAX_ALIAS_EXPANSION: Final = 10_000
 # A vector file is a handful of cases; the bundled ones are under 200 KB.
 MAX_VECTOR_FILE: Final = 32 * 1024 * 1024
-
-try:  # libyaml is ~10x faster; fall back to the pure-Python loader where it is missing
-    _Loader: type[Any] = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
-
-
-class YAMLRefused(yaml.YAMLError):
-    """A YAML document that parses but that the suite refuses to read (its data would not be
-    what its text says, or would not be bounded)."""
-
-
-class YAMLAliasError(YAMLRefused):
-    """Aliases that expand past :data:`MAX_ALIAS_EXPANSION` nodes, or refer to themselves."""
-
-
-class YAMLDuplicateKeyError(YAMLRefused):
-    """A mapping that names one key twice. YAML forbids it, but its loaders keep one of the two
-    values without a word, so a case written twice (an ``expect`` or an ``input`` member) would
-    silently test only one of them."""
-
-
-_MERGE_TAG: Final = "tag:yaml.org,2002:merge"  # ``<<``: a merge key, not a member
-
-
-def _alias_expansion(root: yaml.Node) -> int:
-    """How many more nodes the tree has, aliases expanded, than the graph has distinct nodes;
-    computed over the graph (each distinct node once), never by walking the expansion."""
-    size: dict[int, int] = {}
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    while stack:
-        node, children_done = stack.pop()
-        key = id(node)
-        children: list[yaml.Node] = []
-        if isinstance(node, yaml.SequenceNode):
-            children = list(node.value)
-        elif isinstance(node, yaml.MappingNode):
-            children = [n for pair in node.value for n in pair]
-        if children_done:
-            size[key] = 1 + sum(size[id(c)] for c in children)
-            continue
-        if key in size:
-            continue
-        size[key] = -1  # on the current path: seeing it again below is a cycle
-        stack.append((node, True))
-        for child in children:
-            if size.get(id(child)) == -1:
-                raise YAMLAliasError(f"a YAML alias refers to its own node ({child.start_mark})")
-            if id(child) not in size:
-                stack.append((child, False))
-    return size[id(root)] - len(size)
-
-
-def _duplicate_key(root: yaml.Node) -> str | None:
-    """Where a mapping of the document names one key twice (two scalar keys of one tag and one
-    value: ``a`` and ``'a'`` are one key, ``1`` and ``'1'`` two), as a message; else ``None``.
-    Each distinct node is visited once, so aliases cost nothing."""
-    seen: set[int] = set()
-    stack: list[yaml.Node] = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
-        elif isinstance(node, yaml.MappingNode):
-            first: dict[tuple[str, str], yaml.Node] = {}
-            for key, value in node.value:
-                stack.extend((key, value))
-                if not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE_TAG:
-                    continue
-                earlier = first.setdefault((key.tag, key.value), key)
-                if earlier is not key:
-                    return (
-                        f"the key {key.value!r} is written twice in one mapping (lines "
-                        f"{earlier.start_mark.line + 1} and {key.start_mark.line + 1}); a YAML "
-                        "loader would keep only one of its values"
-                    )
-    return None
-
-
-def load_yaml(data: bytes | str, loader_class: type[Any] | None = None) -> Any:
-    """One YAML document as Python data (safe tags only; libyaml's loader unless another safe
-    loader class is given), with the alias bound enforced and no key written twice in one
-    mapping."""
-    loader = (loader_class or _Loader)(data)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        duplicate = _duplicate_key(node)
-        if duplicate is not None:
-            raise YAMLDuplicateKeyError(duplicate)
-        extra = _alias_expansion(node)
-        if extra > MAX_ALIAS_EXPANSION:
-            raise YAMLAliasError(
-                f"YAML aliases expand the document by {extra} nodes, more than the limit of "
-                f"{MAX_ALIAS_EXPANSION} (write the repeated values out, or use fewer aliases)"
-            )
-        return loader.construct_document(node)
-    finally:
-        loader.dispose()
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,8 +60,8 @@ class Case:
     aliases: tuple[str, ...] = ()
     comment: str | None = None
     # Output members this run leaves out of the comparison (SPEC CL2: a plan's record in the
-    # items form, replay counters without telemetry); set by ``forms.prepared_case``, never by
-    # a vector file.
+    # items form, replay counters without telemetry); set by
+    # ``applicability.prepared_case``, never by a vector file.
     unjudged: frozenset[str] = frozenset()
 
     @property
@@ -360,23 +253,10 @@ def load_suite(dirs: Sequence[Path]) -> Suite:
     return _parse_all(contents, problems, dirs)
 
 
-def _load_yaml(data: bytes) -> Any:
-    """libyaml refuses a ``\\udXXX`` escape of a lone surrogate, which vectors use to carry one
-    (SPEC U1); the pure-Python loader reads it, so a file libyaml refuses is read again by it."""
-    try:
-        return load_yaml(data)
-    except YAMLRefused:
-        raise
-    except yaml.YAMLError:
-        if _Loader is yaml.SafeLoader:
-            raise
-        return load_yaml(data, yaml.SafeLoader)
-
-
 def parse_vector_file(rel: str, data: bytes) -> tuple[list[Case], list[VectorProblem]]:
     """Cases of one file plus its problems; a case with schema errors is left out."""
     try:
-        doc = _load_yaml(data)
+        doc = load_yaml_any_escape(data)
     except YAMLDuplicateKeyError as exc:
         return [], [VectorProblem("duplicate_key", rel, str(exc))]
     except yaml.YAMLError as exc:
@@ -495,40 +375,3 @@ def load_bundle(path: Path) -> Suite:
         return make_suite((), UNVERSIONED, "0" * 64, problems)
     cases = [case_from_document(raw, raw["file"]) for raw in doc["cases"]]
     return make_suite(cases, doc["suite_version"], doc["sha256"])
-
-
-# ---------------------------------------------------------------------------------------------
-# Selection
-
-_GLOB_CHARS: Final = frozenset("*?[")
-
-
-@dataclass(frozen=True, slots=True)
-class Selection:
-    """Filters of ``run`` and ``list``: OR within one filter, AND across filters."""
-
-    patterns: tuple[str, ...] = ()
-    operations: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    levels: tuple[str, ...] = ()
-
-    def matches(self, case: Case) -> bool:
-        if self.operations and case.operation not in self.operations:
-            return False
-        if self.levels and case.level not in self.levels:
-            return False
-        if self.tags and not any(t in case.tags for t in self.tags):
-            return False
-        return not self.patterns or any(name_matches(p, case.names) for p in self.patterns)
-
-
-def name_matches(pattern: str, names: Iterable[str]) -> bool:
-    """A glob (``*``, ``?``, ``[..]``; ``*`` crosses ``/``) matches a whole name; anything else
-    matches as a substring."""
-    if _GLOB_CHARS.isdisjoint(pattern):
-        return any(pattern in n for n in names)
-    return any(fnmatchcase(n, pattern) for n in names)
-
-
-def select(cases: Iterable[Case], selection: Selection) -> tuple[Case, ...]:
-    return tuple(c for c in cases if selection.matches(c))
